@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# sched-rust: Rust scheduler helpers for Linux 7.2, with their C baselines.
+#
+# The two commands of the README:
+#   make run    build the patched kernel, boot it on a 2-node SMT topology,
+#               run the KUnit suites and print the C-vs-Rust comparison
+#   make test   every test: userspace (cargo test, clippy), then the kernel
+#               build and the KUnit suites in the VM
+#
+# Each step below is idempotent and cheap when its work is already done.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+.DEFAULT_GOAL := help
+
+TOP   := $(CURDIR)
+CACHE ?= $(TOP)/.cache
+# The Debian linux-source-7.2 version to fetch (falls back to the newest 7.2.y).
+KERNEL_DEB_VERSION ?= 7.2.12-1~bpo13+1
+# An existing, unmodified 7.2 tree may be given instead (see README).
+KSRC  ?= $(CACHE)/linux-7.2
+KOUT  ?= $(CACHE)/build
+JOBS  ?= $(shell echo $$(( $$(nproc) + 1 )))
+
+# Toolchain: LLVM 22 matches rustc 1.96's LLVM, which lets C helpers inline
+# into Rust (CONFIG_RUST_INLINE_HELPERS). The rustup toolchain that may come
+# first in PATH has no rust-src, so the Debian rustc is named explicitly.
+LLVM_VERSION    := 22
+RUSTC           ?= /usr/bin/rustc
+RUSTDOC         ?= /usr/bin/rustdoc
+CLIPPY_DRIVER   ?= /usr/bin/clippy-driver
+RUST_LIB_SRC    ?= $(firstword $(wildcard /usr/src/rustc-*/library))
+BINDGEN         ?= $(CACHE)/tools/bin/bindgen
+VNG             ?= $(CACHE)/venv/bin/vng
+export CCACHE_DIR ?= $(CACHE)/ccache
+
+KMAKE = $(MAKE) -C $(KSRC) O=$(KOUT) -j$(JOBS) \
+	LLVM=-$(LLVM_VERSION) CC="ccache clang-$(LLVM_VERSION)" \
+	RUSTC=$(RUSTC) RUSTDOC=$(RUSTDOC) CLIPPY_DRIVER=$(CLIPPY_DRIVER) \
+	BINDGEN=$(BINDGEN) RUST_LIB_SRC=$(RUST_LIB_SRC) \
+	LIBCLANG_PATH=/usr/lib/llvm-$(LLVM_VERSION)/lib
+
+# Config fragments merged onto tinyconfig, in this order.
+CONFIG_FRAGMENTS ?= configs/vm-base.config configs/sched-rust.config
+
+# VM topology: 8 CPUs = 2 sockets x 2 cores x 2 threads, one NUMA node per socket.
+VM_CPUS   ?= 8,sockets=2,cores=2,threads=2
+VM_NUMA   ?= --numa 512M,cpus=0-3 --numa 512M,cpus=4-7
+VM_MEMORY ?= 1G
+# KVM hangs guests on these machines; set VM_KVM=1 where it works.
+VM_KVM    ?= 0
+VM_TIMEOUT ?= 1500
+# KUnit suites that must appear in the VM's output (a missing one fails).
+KUNIT_SUITES ?= sched_rust_sparsemask sched_rust_sparsemask_rust
+
+export CACHE KSRC KOUT KERNEL_DEB_VERSION VNG VM_CPUS VM_NUMA VM_MEMORY VM_KVM VM_TIMEOUT KUNIT_SUITES
+
+.PHONY: help deps kernel-src apply config build vm-test kunit userspace-test clippy \
+	check-panics run test clean distclean
+
+help:
+	@echo "make run     build, boot the 2-node SMT VM, run the KUnit suites, print C vs Rust"
+	@echo "make test    all tests: userspace (cargo test + clippy), kernel build, KUnit in the VM"
+	@echo "steps:       deps kernel-src apply config build vm-test userspace-test clippy check-panics"
+
+deps:
+	scripts/deps.sh
+
+kernel-src: deps
+	@if [ -f $(KSRC)/Makefile ] && [ ! -f $(KSRC)/.sched-rust-extracted ]; then \
+		echo "kernel-src: using the existing tree $(KSRC)"; \
+	else \
+		scripts/kernel-src.sh; \
+	fi
+
+apply: kernel-src
+	scripts/apply.sh
+
+config: apply
+	scripts/config.sh $(CONFIG_FRAGMENTS)
+
+build: config
+	$(KMAKE) bzImage
+	scripts/check-panics.sh
+
+check-panics:
+	scripts/check-panics.sh
+
+vm-test: build
+	scripts/vm-kunit.sh
+
+kunit: vm-test
+
+userspace-test:
+	cd rust && cargo test --quiet
+
+clippy:
+	cd rust && cargo clippy --quiet --all-targets -- -D warnings
+
+run: vm-test
+	scripts/print-comparison.sh
+
+test: userspace-test clippy vm-test
+
+clean:
+	rm -rf $(KOUT) $(CACHE)/vm
+	cd rust && cargo clean
+
+distclean:
+	rm -rf $(CACHE)
+	cd rust && cargo clean

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sched_rust.h - the Rust implementations of scheduler helpers, seen from C.
+ *
+ * kernel/sched/sched_rust.rs exports these functions. Each has a C
+ * counterpart with the same contract, kept as the baseline; the call sites
+ * pick one by Kconfig (and, where both are built, by a sched feature), and
+ * the KUnit suites check that both give the same answers.
+ *
+ * This header is also read by bindgen (rust/bindings/bindings_helper.h), so
+ * that #[export] can check each Rust signature against its prototype. Keep
+ * it to prototypes and forward declarations: no scheduler internals.
+ */
+#ifndef _KERNEL_SCHED_SCHED_RUST_H
+#define _KERNEL_SCHED_SCHED_RUST_H
+
+#include <linux/types.h>
+
+struct sparsemask;
+
+#ifdef CONFIG_SCHED_RUST_SPARSEMASK
+/* The contracts are those of the C functions in kernel/sched/sparsemask.h. */
+void sched_rust_sparsemask_set_elem(struct sparsemask *mask, int elem);
+void sched_rust_sparsemask_clear_elem(struct sparsemask *mask, int elem);
+bool sched_rust_sparsemask_test_elem(const struct sparsemask *mask, int elem);
+int sched_rust_sparsemask_next(const struct sparsemask *mask, int origin, int prev);
+#endif
+
+#endif /* _KERNEL_SCHED_SCHED_RUST_H */

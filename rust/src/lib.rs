@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Userspace build of the sched-rust helpers.
+//!
+//! Each module is the very file that `kernel/sched/sched_rust.rs` compiles
+//! into vmlinux, included by `#[path]`: what is tested and benchmarked here
+//! is byte for byte the code the kernel runs. The kernel-only parts (the
+//! `#[export]` wrappers that turn C pointers into these types) live in the
+//! crate root under `kernel/sched/` and are not built here.
+
+#![no_std]
+// The scheduler must never panic: the same lints as the kernel crate root.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+
+#[path = "../kernel/sched/sched_rust/sparsemask.rs"]
+pub mod sparsemask;

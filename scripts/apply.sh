@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Put sched-rust into the kernel tree at $KSRC:
+#  1. install the new files, whose folders mirror the tree:
+#       rust/kernel/**, kernel-glue/**, kunit-tests/**  ->  $KSRC/**
+#       Kconfig                                         ->  $KSRC/kernel/sched/Kconfig.rust
+#     (only changed files are rewritten, so make rebuilds only what changed);
+#  2. apply patches/series to the existing files.
+#
+# Re-running is safe: patches already applied are skipped. A patch that
+# changed since it was applied is reverted (with every later one) and
+# applied again. A hunk that does not apply stops everything, loudly.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+KSRC=${KSRC:?}
+state=$KSRC/.sched-rust-patches
+
+log() { printf 'apply: %s\n' "$*"; }
+die() { printf 'apply: error: %s\n' "$*" >&2; exit 1; }
+
+[ -f "$KSRC/Makefile" ] || die "$KSRC is not a kernel tree"
+grep -q '^VERSION = 7$' "$KSRC/Makefile" && grep -q '^PATCHLEVEL = 2$' "$KSRC/Makefile" ||
+	die "$KSRC is not Linux 7.2"
+
+# 1. New files.
+installed=0
+install_tree() {
+	local from=$1 f
+	while IFS= read -r -d '' f; do
+		local rel=${f#"$from"/}
+		if ! cmp -s "$f" "$KSRC/$rel"; then
+			install -D -m 0644 "$f" "$KSRC/$rel"
+			installed=$((installed + 1))
+		fi
+	done < <(find "$from" -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' \) -print0)
+}
+install_tree "$top/rust/kernel"
+install_tree "$top/kernel-glue"
+install_tree "$top/kunit-tests"
+if ! cmp -s "$top/Kconfig" "$KSRC/kernel/sched/Kconfig.rust"; then
+	install -m 0644 "$top/Kconfig" "$KSRC/kernel/sched/Kconfig.rust"
+	installed=$((installed + 1))
+fi
+log "$installed new or changed file(s) installed"
+
+# 2. Patches. $state holds a copy of each patch as applied, in order.
+mkdir -p "$state"
+mapfile -t series < <(grep -v -e '^#' -e '^[[:space:]]*$' "$top/patches/series")
+mapfile -t applied < <(cat "$state/series" 2>/dev/null || true)
+
+# Keep the longest prefix of what is applied that is still identical.
+keep=0
+while [ $keep -lt ${#applied[@]} ] && [ $keep -lt ${#series[@]} ] &&
+      [ "${applied[$keep]}" = "${series[$keep]}" ] &&
+      cmp -s "$state/${applied[$keep]}" "$top/patches/${series[$keep]}"; do
+	keep=$((keep + 1))
+done
+
+# Revert the rest, newest first.
+for ((i = ${#applied[@]} - 1; i >= keep; i--)); do
+	p=${applied[$i]}
+	log "reverting $p (changed or dropped since it was applied)"
+	patch -d "$KSRC" -p1 -R -s -f --no-backup-if-mismatch < "$state/$p" ||
+		die "cannot revert $p; restore the tree (make distclean) and retry"
+	rm -f "$state/$p"
+	printf '%s\n' "${applied[@]:0:$i}" | sed '/^$/d' > "$state/series"
+done
+
+for ((i = keep; i < ${#series[@]}; i++)); do
+	p=${series[$i]}
+	[ -f "$top/patches/$p" ] || die "patches/series lists $p, which does not exist"
+	if ! out=$(patch -d "$KSRC" -p1 -N -s -f --dry-run < "$top/patches/$p" 2>&1); then
+		printf '%s\n' "$out" >&2
+		die "$p does not apply to $KSRC"
+	fi
+	patch -d "$KSRC" -p1 -N -s -f --no-backup-if-mismatch < "$top/patches/$p"
+	cp "$top/patches/$p" "$state/$p"
+	printf '%s\n' "${series[@]:0:$((i + 1))}" > "$state/series"
+	log "applied $p"
+done
+log "${#series[@]} patch(es) in place"

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Write $KOUT/.config: tinyconfig, then the fragments given as arguments.
+# Every option a fragment asks for must survive olddefconfig; one that was
+# dropped (a missing dependency, a typo) fails the step instead of silently
+# building something else.
+set -euo pipefail
+
+KSRC=${KSRC:?}
+KOUT=${KOUT:?}
+[ $# -gt 0 ] || { echo "config: no fragments given" >&2; exit 1; }
+
+frags=()
+for f in "$@"; do frags+=("$(realpath "$f")"); done
+
+want=$KOUT/.config.sched-rust-wanted
+mkdir -p "$KOUT"
+cat "${frags[@]}" > "$want.new"
+if [ -f "$KOUT/.config" ] && [ -f "$want" ] && cmp -s "$want" "$want.new"; then
+	rm "$want.new"
+	echo "config: $KOUT/.config is up to date"
+	exit 0
+fi
+
+kmake=(make -s -C "$KSRC" O="$KOUT" LLVM=-22 RUSTC="${RUSTC:-/usr/bin/rustc}"
+       BINDGEN="${BINDGEN:-$CACHE/tools/bin/bindgen}"
+       RUST_LIB_SRC="${RUST_LIB_SRC:-$(ls -d /usr/src/rustc-*/library | head -n1)}"
+       LIBCLANG_PATH=/usr/lib/llvm-22/lib)
+
+"${kmake[@]}" tinyconfig
+(cd "$KOUT" && "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" .config "${frags[@]}" >/dev/null)
+"${kmake[@]}" olddefconfig
+
+# Check that every request made it into the final configuration.
+bad=0
+while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=n) opt=${line%%=*}
+		grep -qx "# $opt is not set" "$KOUT/.config" || ! grep -q "^$opt=" "$KOUT/.config" || {
+			echo "config: $opt is still set" >&2; bad=1; } ;;
+	CONFIG_*=*) grep -qxF "$line" "$KOUT/.config" || {
+			echo "config: $line was dropped (missing dependency?)" >&2; bad=1; } ;;
+	esac
+done < <(grep -h '^CONFIG_' "${frags[@]}")
+[ $bad -eq 0 ] || { rm -f "$want.new"; exit 1; }
+
+mv "$want.new" "$want"
+echo "config: $KOUT/.config written from tinyconfig + $*"

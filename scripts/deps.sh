@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install everything sched-rust needs on a Debian 12 (bookworm) host:
+#   - apt packages from the machine's own suites (bookworm, bookworm-security),
+#     pinned to the versions listed in scripts/deps.apt;
+#   - bindgen-cli from crates.io, pinned, into $CACHE/tools;
+#   - virtme-ng from PyPI, pinned, into the virtualenv $CACHE/venv.
+#
+# Nothing is taken from another Debian suite here: pulling packages from
+# testing/unstable upgrades libc6 and friends of the base system.
+#
+# Idempotent: each step is skipped when its result is already present.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+CACHE=${CACHE:?CACHE must be set (the Makefile sets it)}
+BINDGEN_VERSION=${BINDGEN_VERSION:-0.73.2}
+VIRTME_NG_VERSION=${VIRTME_NG_VERSION:-1.42}
+
+log() { printf 'deps: %s\n' "$*"; }
+
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+
+install_apt() {
+	local want=() missing=() line name ver
+	while read -r line; do
+		line=${line%%#*}
+		[ -n "${line// }" ] || continue
+		name=${line%%=*}
+		ver=${line#*=}
+		want+=("$name=$ver")
+		if [ "$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null)" != "install ok installed $ver" ]; then
+			missing+=("$name=$ver")
+		fi
+	done < "$here/deps.apt"
+
+	if [ ${#missing[@]} -eq 0 ]; then
+		log "apt: all ${#want[@]} pinned packages present"
+		return
+	fi
+	log "apt: installing ${missing[*]}"
+	"${sudo_cmd[@]}" apt-get update -qq
+	if ! DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+		# A security update may have replaced a pinned version; the archive keeps
+		# only the newest one. Say so loudly and take the suite's candidate.
+		log "WARNING: a pinned version is no longer served; installing the candidates of this machine's suites instead"
+		DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]%%=*}"
+	fi
+}
+
+install_bindgen() {
+	local bin=$CACHE/tools/bin/bindgen
+	if [ -x "$bin" ] && "$bin" --version | grep -qx "bindgen $BINDGEN_VERSION"; then
+		log "bindgen $BINDGEN_VERSION present"
+		return
+	fi
+	log "cargo: installing bindgen-cli $BINDGEN_VERSION"
+	mkdir -p "$CACHE/tools"
+	cargo install --quiet --locked --root "$CACHE/tools" "bindgen-cli@$BINDGEN_VERSION"
+}
+
+install_virtme_ng() {
+	local venv=$CACHE/venv
+	if [ -x "$venv/bin/vng" ] && "$venv/bin/pip" show virtme-ng 2>/dev/null | grep -qx "Version: $VIRTME_NG_VERSION"; then
+		log "virtme-ng $VIRTME_NG_VERSION present"
+		return
+	fi
+	log "pip: installing virtme-ng $VIRTME_NG_VERSION into $venv"
+	python3 -m venv "$venv"
+	"$venv/bin/pip" install --quiet --disable-pip-version-check "virtme-ng==$VIRTME_NG_VERSION"
+}
+
+install_apt
+install_bindgen
+install_virtme_ng
+log "done"
