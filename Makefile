@@ -56,7 +56,7 @@ KUNIT_SUITES ?= sched_rust_sparsemask sched_rust_sparsemask_rust
 
 export CACHE KSRC KOUT KERNEL_DEB_VERSION VNG VM_CPUS VM_NUMA VM_MEMORY VM_KVM VM_TIMEOUT KUNIT_SUITES
 
-.PHONY: help deps kernel-src apply config build vm-test kunit userspace-test clippy \
+.PHONY: help deps kernel-src apply config build vm-test kunit userspace-test userspace-test-verbose clippy \
 	check-panics run test clean distclean
 
 help:
@@ -95,13 +95,17 @@ kunit: vm-test
 userspace-test:
 	cd rust && cargo test --quiet
 
+userspace-test-verbose:
+	cd rust && cargo test
+
 clippy:
 	cd rust && cargo clippy --quiet --all-targets -- -D warnings
 
 run: vm-test
 	scripts/print-comparison.sh
 
-test: userspace-test clippy vm-test
+test: deps
+	scripts/run-tests.sh
 
 clean:
 	rm -rf $(KOUT) $(CACHE)/vm

@@ -3,7 +3,7 @@
 #
 # Put sched-rust into the kernel tree at $KSRC:
 #  1. install the new files, whose folders mirror the tree:
-#       rust/kernel/**, kernel-glue/**, kunit-tests/**  ->  $KSRC/**
+#       rust/kernel/**, kernel-glue/**, kunit-tests/**, bench/kernel/**  ->  $KSRC/**
 #       Kconfig                                         ->  $KSRC/kernel/sched/Kconfig.rust
 #     (only changed files are rewritten, so make rebuilds only what changed);
 #  2. apply patches/series to the existing files.
@@ -39,6 +39,7 @@ install_tree() {
 install_tree "$top/rust/kernel"
 install_tree "$top/kernel-glue"
 install_tree "$top/kunit-tests"
+install_tree "$top/bench/kernel"
 if ! cmp -s "$top/Kconfig" "$KSRC/kernel/sched/Kconfig.rust"; then
 	install -m 0644 "$top/Kconfig" "$KSRC/kernel/sched/Kconfig.rust"
 	installed=$((installed + 1))

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Side-by-side benchmark of the C and the Rust scheduler helpers.
+ *
+ * Reading /sys/kernel/debug/sched_rust/bench runs it and prints one line
+ * per operation: the Rust/C time ratio over ROUNDS rounds, as median,
+ * quartiles and extremes. Each round times a batch of the C operation and
+ * the same batch of the Rust one back to back, on the same data, in an
+ * order that alternates from round to round so that drift (frequency,
+ * other load) hits both sides alike. Only the ratios are meaningful: the
+ * absolute times depend on the machine, and under QEMU's TCG they measure
+ * the emulator as much as the code.
+ */
+#include <linux/debugfs.h>
+#include <linux/ktime.h>
+#include <linux/prandom.h>
+#include <linux/seq_file.h>
+#include <linux/sort.h>
+
+#include "sched_rust.h"
+#include "sparsemask.h"
+
+#define ROUNDS		31
+#define BENCH_NELEMS	256	/* CPU ids covered by an LLC's overload mask */
+#define BENCH_OVERLOADED 12	/* overloaded CPUs set in it */
+#define BENCH_REPEAT	16
+
+struct bench_op {
+	const char *name;
+	bool writes;	/* runs on a scratch mask, not the shared one */
+	/* Run the batch; return a value that depends on every result. */
+	unsigned long (*c)(struct sparsemask *mask);
+	unsigned long (*rust)(struct sparsemask *mask);
+};
+
+static unsigned long smask_setclear_c(struct sparsemask *mask)
+{
+	int r, e;
+
+	for (r = 0; r < BENCH_REPEAT; r++) {
+		for (e = 0; e < BENCH_NELEMS; e++) {
+			sparsemask_set_elem(mask, e);
+			sparsemask_clear_elem(mask, e);
+		}
+	}
+	return 0;
+}
+
+static unsigned long smask_setclear_rust(struct sparsemask *mask)
+{
+	int r, e;
+
+	for (r = 0; r < BENCH_REPEAT; r++) {
+		for (e = 0; e < BENCH_NELEMS; e++) {
+			sched_rust_sparsemask_set_elem(mask, e);
+			sched_rust_sparsemask_clear_elem(mask, e);
+		}
+	}
+	return 0;
+}
+
+static unsigned long smask_test_c(struct sparsemask *mask)
+{
+	unsigned long hits = 0;
+	int r, e;
+
+	for (r = 0; r < BENCH_REPEAT; r++)
+		for (e = 0; e < BENCH_NELEMS; e++)
+			hits += sparsemask_test_elem(mask, e);
+	return hits;
+}
+
+static unsigned long smask_test_rust(struct sparsemask *mask)
+{
+	unsigned long hits = 0;
+	int r, e;
+
+	for (r = 0; r < BENCH_REPEAT; r++)
+		for (e = 0; e < BENCH_NELEMS; e++)
+			hits += sched_rust_sparsemask_test_elem(mask, e);
+	return hits;
+}
+
+/* A full wrap-around walk from every origin, as try_steal() does. */
+static unsigned long smask_walk_c(struct sparsemask *mask)
+{
+	unsigned long sum = 0;
+	int origin, e;
+
+	for (origin = 0; origin < BENCH_NELEMS; origin++)
+		sparsemask_for_each(mask, origin, e)
+			sum += e;
+	return sum;
+}
+
+static unsigned long smask_walk_rust(struct sparsemask *mask)
+{
+	unsigned long sum = 0;
+	int origin, e;
+
+	for (origin = 0; origin < BENCH_NELEMS; origin++)
+		for (e = -1; (e = sched_rust_sparsemask_next(mask, origin, e)) < BENCH_NELEMS;)
+			sum += e;
+	return sum;
+}
+
+static const struct bench_op bench_ops[] = {
+	{ "sparsemask set+clear", true,  smask_setclear_c, smask_setclear_rust },
+	{ "sparsemask test",      false, smask_test_c,     smask_test_rust },
+	{ "sparsemask walk",      false, smask_walk_c,     smask_walk_rust },
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u64 time_batch(unsigned long (*fn)(struct sparsemask *),
+		      struct sparsemask *mask, unsigned long *sink)
+{
+	u64 t0 = ktime_get_ns();
+
+	*sink += fn(mask);
+	return ktime_get_ns() - t0;
+}
+
+/* Ratios are kept in thousandths: 1000 means Rust and C took as long. */
+static void bench_one(struct seq_file *m, const struct bench_op *op,
+		      struct sparsemask *mask)
+{
+	u64 ratio[ROUNDS], c_ns[ROUNDS], rust_ns, c_total = 0, rust_total = 0;
+	unsigned long c_sink = 0, rust_sink = 0;
+	int r;
+
+	/* Warm caches and branch predictors; not timed. */
+	op->c(mask);
+	op->rust(mask);
+
+	for (r = 0; r < ROUNDS; r++) {
+		if (r & 1) {
+			rust_ns = time_batch(op->rust, mask, &rust_sink);
+			c_ns[r] = time_batch(op->c, mask, &c_sink);
+		} else {
+			c_ns[r] = time_batch(op->c, mask, &c_sink);
+			rust_ns = time_batch(op->rust, mask, &rust_sink);
+		}
+		c_total += c_ns[r];
+		rust_total += rust_ns;
+		ratio[r] = div64_u64(rust_ns * 1000, max_t(u64, c_ns[r], 1));
+	}
+	sort(ratio, ROUNDS, sizeof(ratio[0]), cmp_u64, NULL);
+	sort(c_ns, ROUNDS, sizeof(c_ns[0]), cmp_u64, NULL);
+
+	/* Both sides computed the same things, or the comparison is void. */
+	seq_printf(m, "%-22s %6llu.%03llu %6llu.%03llu %6llu.%03llu %6llu.%03llu %6llu.%03llu %10llu %s\n",
+		   op->name,
+		   ratio[ROUNDS / 2] / 1000, ratio[ROUNDS / 2] % 1000,
+		   ratio[ROUNDS / 4] / 1000, ratio[ROUNDS / 4] % 1000,
+		   ratio[3 * ROUNDS / 4] / 1000, ratio[3 * ROUNDS / 4] % 1000,
+		   ratio[0] / 1000, ratio[0] % 1000,
+		   ratio[ROUNDS - 1] / 1000, ratio[ROUNDS - 1] % 1000,
+		   c_ns[ROUNDS / 2],
+		   c_sink == rust_sink ? "same-results" : "RESULTS-DIFFER");
+}
+
+static int bench_show(struct seq_file *m, void *v)
+{
+	struct sparsemask *mask, *scratch;
+	struct rnd_state rnd;
+	int i, set = 0;
+
+	mask = sparsemask_alloc_node(BENCH_NELEMS, SMASK_DENSITY_DEFAULT,
+				     GFP_KERNEL, NUMA_NO_NODE);
+	scratch = sparsemask_alloc_node(BENCH_NELEMS, SMASK_DENSITY_DEFAULT,
+					GFP_KERNEL, NUMA_NO_NODE);
+	if (!mask || !scratch) {
+		sparsemask_free(mask);
+		sparsemask_free(scratch);
+		return -ENOMEM;
+	}
+	prandom_seed_state(&rnd, 42);
+	while (set < BENCH_OVERLOADED) {
+		int e = prandom_u32_state(&rnd) % BENCH_NELEMS;
+
+		if (!sparsemask_test_elem(mask, e)) {
+			sparsemask_set_elem(mask, e);
+			set++;
+		}
+	}
+
+	seq_printf(m, "# sched-rust C-vs-Rust benchmark: %d rounds, ratio = Rust time / C time\n",
+		   ROUNDS);
+	seq_printf(m, "# sparsemask: %d elements, density %d, %d set\n",
+		   BENCH_NELEMS, SMASK_DENSITY_DEFAULT, BENCH_OVERLOADED);
+	seq_printf(m, "%-22s %10s %10s %10s %10s %10s %10s %s\n", "operation", "median",
+		   "p25", "p75", "min", "max", "C-ns/batch", "check");
+	for (i = 0; i < ARRAY_SIZE(bench_ops); i++)
+		bench_one(m, &bench_ops[i], bench_ops[i].writes ? scratch : mask);
+	sparsemask_free(mask);
+	sparsemask_free(scratch);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(bench);
+
+static int __init sched_rust_bench_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("sched_rust", NULL);
+
+	debugfs_create_file("bench", 0400, dir, NULL, &bench_fops);
+	return 0;
+}
+late_initcall(sched_rust_bench_init);

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make test`: every test of the project, in order of cost, then one closing
+# line "N passed, N failed" over all of them. Exits non-zero if anything
+# failed. Each step runs even if an earlier one failed, except that the
+# KUnit suites need the kernel build.
+#
+#   userspace   cargo test: property tests of the Rust core (each test counts)
+#   clippy      cargo clippy -D warnings on the same crate (counts as one)
+#   kernel      make build: the patched kernel (counts as one)
+#   panics      scripts/check-panics.sh on the Rust object (counts as one)
+#   kunit       the KUnit suites in the VM (each test case counts)
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+logs=${CACHE:?}/test-logs
+mkdir -p "$logs"
+passed=0 failed=0
+failures=()
+
+count() { # name passed failed
+	passed=$((passed + $2)); failed=$((failed + $3))
+	[ "$3" -eq 0 ] || failures+=("$1")
+}
+
+run_step() { # name log command...
+	local name=$1 log=$2; shift 2
+	echo "=== $name: $*"
+	"$@" 2>&1 | tee "$log"
+	return "${PIPESTATUS[0]}"
+}
+
+# Sum "test result: ok. N passed; M failed" over cargo's test binaries.
+if run_step userspace "$logs/cargo-test.log" make -C "$top" --no-print-directory userspace-test-verbose; then rc=0; else rc=1; fi
+read -r p f < <(awk '/^test result:/ { p += $4; f += $6 } END { print p + 0, f + 0 }' "$logs/cargo-test.log")
+[ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1	# did not build or run
+count userspace "$p" "$f"
+
+if run_step clippy "$logs/clippy.log" make -C "$top" --no-print-directory clippy; then count clippy 1 0; else count clippy 0 1; fi
+
+if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; then
+	count kernel 1 0
+	if run_step panics "$logs/panics.log" "$top/scripts/check-panics.sh"; then count panics 1 0; else count panics 0 1; fi
+	if run_step kunit "$logs/kunit.log" "$top/scripts/vm-kunit.sh"; then rc=0; else rc=1; fi
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logs/kunit.log" | tail -n1)
+	p=0 f=0
+	[ -n "$line" ] && read -r p _ f _ <<<"${line//,/}"
+	[ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1	# crash, timeout, missing suite
+	count kunit "$p" "$f"
+else
+	count kernel 0 1
+fi
+
+echo
+[ ${#failures[@]} -eq 0 ] || echo "failed steps: ${failures[*]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot $KOUT's bzImage under virtme-ng on the 2-node SMT topology, let the
+# built-in KUnit suites run at boot, collect the kernel log, parse its KTAP
+# with the tree's kunit.py, and print "N passed, N failed".
+#
+# Fails on: any failed test, a crash or timeout of the guest, a suite of
+# $KUNIT_SUITES missing from the log, or a guest topology other than the
+# one asked for (the suites would then not test what they claim).
+set -euo pipefail
+
+KSRC=${KSRC:?} KOUT=${KOUT:?} CACHE=${CACHE:?} VNG=${VNG:?}
+VM_CPUS=${VM_CPUS:?} VM_NUMA=${VM_NUMA:?} VM_MEMORY=${VM_MEMORY:?}
+VM_KVM=${VM_KVM:-0} VM_TIMEOUT=${VM_TIMEOUT:-1500}
+KUNIT_SUITES=${KUNIT_SUITES:?}
+# Commands the guest runs after the suites, e.g. a benchmark (see bench/).
+VM_EXTRA=${VM_EXTRA:-}
+
+out=$CACHE/vm
+log() { printf 'vm-kunit: %s\n' "$*"; }
+fail() { printf 'vm-kunit: FAIL: %s\n' "$*" >&2; exit 1; }
+
+kernel=$KOUT/arch/x86/boot/bzImage
+[ -f "$kernel" ] || fail "no kernel at $kernel (make build)"
+rm -rf "$out"
+mkdir -p "$out"
+
+accel=(--disable-kvm)
+[ "$VM_KVM" = 1 ] && accel=()
+
+# The guest writes its results into $out, shared read-write. vng's own exit
+# status is not reliable here (it is 255 when virtme-ng-init cannot find
+# its I/O ports), so the guest records its script's status itself.
+guest_script="set -x
+dmesg > $out/dmesg.txt
+nproc > $out/nproc.txt
+ls -d /sys/devices/system/node/node* | wc -l > $out/nodes.txt
+cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list > $out/siblings0.txt
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+if [ -e /sys/kernel/debug/sched_rust/bench ]; then cat /sys/kernel/debug/sched_rust/bench > $out/bench.txt; fi
+$VM_EXTRA
+echo done > $out/guest-done"
+
+# shellcheck disable=SC2086 # VM_NUMA holds several options.
+cmd=("$VNG" "${accel[@]}" --run "$kernel" --cpus "$VM_CPUS" --memory "$VM_MEMORY" $VM_NUMA
+     --rwdir "$out" --append "panic=-1 oops=panic" -v --exec "$guest_script")
+log "booting: ${cmd[*]:0:12} ..."
+start=$(date +%s)
+set +e
+timeout --foreground -k 10 "$VM_TIMEOUT" "${cmd[@]}" < /dev/null > "$out/console.txt" 2>&1
+rc=$?
+set -e
+log "guest ran for $(( $(date +%s) - start )) s (vng exit status $rc)"
+
+if [ ! -f "$out/guest-done" ]; then
+	tail -n 60 "$out/console.txt" >&2 || true
+	[ $rc -eq 124 ] && fail "the guest timed out after $VM_TIMEOUT s"
+	fail "the guest did not complete its script (crash? see $out/console.txt)"
+fi
+
+# The topology the suites ran on.
+read -r ncpu < "$out/nproc.txt"
+read -r nnodes < "$out/nodes.txt"
+read -r sib0 < "$out/siblings0.txt"
+log "guest topology: $ncpu CPUs, $nnodes NUMA nodes, cpu0 SMT siblings $sib0"
+want_cpus=${VM_CPUS%%,*}
+[ "$ncpu" = "$want_cpus" ] || fail "guest has $ncpu CPUs, wanted $want_cpus"
+[ "$nnodes" -ge 2 ] || fail "guest has $nnodes NUMA node(s), wanted 2"
+case "$VM_CPUS" in *threads=2*) [[ "$sib0" == *[,-]* ]] || fail "guest has no SMT siblings";; esac
+
+# Every expected suite must have run.
+for suite in $KUNIT_SUITES; do
+	grep -q "# Subtest: $suite\$" "$out/dmesg.txt" || fail "KUnit suite $suite did not run"
+done
+if grep -qE 'BUG:|WARNING:|Oops|Kernel panic|rust_panic' "$out/dmesg.txt"; then
+	grep -nE -A5 'BUG:|WARNING:|Oops|Kernel panic|rust_panic' "$out/dmesg.txt" >&2
+	fail "the kernel log has a BUG, WARNING, Oops or panic"
+fi
+
+set +e
+python3 "$KSRC/tools/testing/kunit/kunit.py" parse --json="$out/kunit.json" \
+	< "$out/dmesg.txt" > "$out/kunit.txt" 2>&1
+parse_rc=$?
+set -e
+cat "$out/kunit.txt"
+python3 "$(dirname "$0")/kunit-summary.py" "$out/kunit.json"
+[ $parse_rc -eq 0 ] || fail "KUnit reported failures"
