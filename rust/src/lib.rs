@@ -20,3 +20,6 @@
 
 #[path = "../kernel/sched/sched_rust/sparsemask.rs"]
 pub mod sparsemask;
+
+#[path = "../kernel/sched/sched_rust/steal.rs"]
+pub mod steal;

@@ -30,6 +30,10 @@ use kernel::{bindings, ffi::c_int, prelude::*};
 #[path = "sched_rust/sparsemask.rs"]
 mod sparsemask;
 
+#[cfg(CONFIG_SCHED_RUST_STEAL)]
+#[path = "sched_rust/steal.rs"]
+mod steal;
+
 /// Boundary of the sparsemask: `struct sparsemask` of
 /// `kernel/sched/sparsemask.h`.
 #[cfg(CONFIG_SCHED_RUST_SPARSEMASK)]
@@ -60,7 +64,7 @@ mod sparsemask_ffi {
     /// `sparsemask_size(nelems, density)` bytes, which stays allocated for
     /// `'a`. Its words are only modified atomically while borrowed.
     #[inline]
-    unsafe fn borrow<'a>(mask: *const bindings::sparsemask) -> Option<SparseMask<'a>> {
+    pub(crate) unsafe fn borrow<'a>(mask: *const bindings::sparsemask) -> Option<SparseMask<'a>> {
         let header = mask.cast::<Header>();
         // SAFETY: `mask` points to an initialised header (the caller's
         // contract); `nelems` and `density` are never written after init.
@@ -239,5 +243,69 @@ mod sparsemask_ffi {
             assert_eq!(s.chunks.first().map(Chunk::load), Some(1 << 63));
             assert_eq!(s.chunks.get(1).map(Chunk::load), Some(1));
         }
+    }
+}
+
+/// Boundary of the steal search: `steal_search()` of
+/// `kernel/sched/steal_search.h`.
+#[cfg(CONFIG_SCHED_RUST_STEAL)]
+mod steal_ffi {
+    use super::sparsemask_ffi::borrow;
+    use super::steal::{steal_search, CpuBitmap};
+    use super::{bindings, c_int};
+    use core::ffi::c_void;
+    use core::sync::atomic::AtomicUsize;
+    use kernel::ffi::c_ulong;
+
+    /// Tries the steal candidates of `dst_cpu` in order, calling
+    /// `steal_from(arg, cpu)` on each until one returns true: first the SMT
+    /// siblings in `smt_siblings` whose bit is set in `overload`, then every
+    /// CPU of `overload` from `dst_cpu` up with wrap-around. `dst_cpu` is
+    /// never tried. The contract is that of the C `steal_search()`.
+    ///
+    /// Returns the CPU a task was stolen from, or -1 (also when `overload`
+    /// has an invalid header, `dst_cpu` is negative, or `steal_from` is NULL).
+    ///
+    /// # Safety
+    ///
+    /// - `overload` points to a live `struct sparsemask` set up by
+    ///   `sparsemask_init()`.
+    /// - `smt_siblings` is NULL or points to a bitmap of at least
+    ///   `overload->nelems` bits (a `struct cpumask` when `nelems` is
+    ///   `nr_cpu_ids`), live for the call.
+    /// - `steal_from` may be called with `arg` and any CPU below
+    ///   `overload->nelems`.
+    #[export]
+    pub unsafe extern "C" fn sched_rust_steal_search(
+        overload: *const bindings::sparsemask,
+        smt_siblings: *const c_ulong,
+        dst_cpu: c_int,
+        steal_from: bindings::steal_from_fn,
+        arg: *mut c_void,
+    ) -> c_int {
+        // SAFETY: the caller's contract is `borrow()`'s.
+        let (Some(overload), Ok(dst), Some(steal_from)) =
+            (unsafe { borrow(overload) }, u32::try_from(dst_cpu), steal_from)
+        else {
+            return -1;
+        };
+        let siblings = (!smt_siblings.is_null()).then(|| {
+            let words = overload.nelems().div_ceil(usize::BITS) as usize;
+            // SAFETY: the caller provides `nelems` bits, that is `words`
+            // whole `unsigned long`s, which have the size and alignment of
+            // `AtomicUsize`; concurrent writers use atomic bitops or hold
+            // the hotplug lock, and a stale view of a hint is harmless.
+            CpuBitmap::new(unsafe {
+                core::slice::from_raw_parts(smt_siblings.cast::<AtomicUsize>(), words)
+            })
+        });
+        let found = steal_search(&overload, siblings, dst, |cpu| {
+            // `cpu < nelems <= i16::MAX`, so it fits a `c_int`.
+            let cpu = c_int::try_from(cpu).unwrap_or(c_int::MAX);
+            // SAFETY: the caller allows `steal_from(arg, cpu)` for any CPU
+            // below `nelems`.
+            unsafe { steal_from(arg, cpu) }
+        });
+        found.and_then(|cpu| c_int::try_from(cpu).ok()).unwrap_or(-1)
     }
 }

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The candidate walk of `try_steal()`.
+//!
+//! C header: [`kernel/sched/steal_search.h`](srctree/kernel/sched/steal_search.h).
+//!
+//! When a CPU is about to go idle and the newidle balance found nothing,
+//! `try_steal()` looks for a task on an overloaded CPU of the same LLC. It
+//! tries the candidates in this order and stops at the first success:
+//!
+//! 1. the SMT siblings of the destination whose overload bit is set, in
+//!    ascending order, to keep the stolen task's cache warm;
+//! 2. every CPU of the LLC's overload mask, from the destination up with
+//!    wrap-around.
+//!
+//! The destination itself is never tried. A sibling that refused in step 1
+//! is tried again in step 2, as in the posted series (its run queue may have
+//! changed while the locks were dropped).
+//!
+//! The attempt takes and drops run-queue locks, so it stays in C: it is the
+//! `steal_from` closure here, a call back into C in the kernel. One call from
+//! C runs the whole walk.
+
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+use super::sparsemask::SparseMask;
+
+/// A bitmap of CPU ids, as `cpumask_bits()` of a `struct cpumask`: bit `n`
+/// of word `n / usize::BITS`.
+///
+/// The words are read with relaxed atomic loads: the C side may update a
+/// topology mask while it is read (under CPU hotplug), and a torn view of a
+/// hint is harmless.
+#[derive(Clone, Copy)]
+pub struct CpuBitmap<'a> {
+    words: &'a [AtomicUsize],
+}
+
+impl<'a> CpuBitmap<'a> {
+    /// Borrows `words` as a bitmap of `words.len() * usize::BITS` CPUs.
+    #[inline]
+    pub fn new(words: &'a [AtomicUsize]) -> Self {
+        Self { words }
+    }
+
+    /// The set bits below `nbits`, in ascending order.
+    #[inline]
+    pub fn iter(&self, nbits: u32) -> impl Iterator<Item = u32> + 'a {
+        let word_bits = usize::BITS;
+        self.words
+            .iter()
+            .zip((0u32..).step_by(word_bits as usize))
+            .take_while(move |&(_, base)| base < nbits)
+            .flat_map(move |(word, base)| {
+                let mut bits = word.load(Ordering::Relaxed);
+                // Drop the bits at and above `nbits` in the last word.
+                let room = nbits.wrapping_sub(base);
+                if room < word_bits {
+                    bits &= !(usize::MAX.wrapping_shl(room));
+                }
+                SetBits { bits, base }
+            })
+    }
+}
+
+/// The set bits of one word, offset by `base`.
+struct SetBits {
+    bits: usize,
+    base: u32,
+}
+
+impl Iterator for SetBits {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        if self.bits == 0 {
+            return None;
+        }
+        let bit = self.bits.trailing_zeros();
+        // Clear the lowest set bit.
+        self.bits &= self.bits.wrapping_sub(1);
+        // `base + bit < nbits <= u32::MAX`: no overflow.
+        Some(self.base.wrapping_add(bit))
+    }
+}
+
+/// Tries the steal candidates of `dst_cpu` in order (see the module doc).
+///
+/// `overload` is the LLC's overload mask, indexed by CPU id. `smt_siblings`
+/// holds the SMT siblings of `dst_cpu` (itself included), or is `None` when
+/// SMT is off; only its first `overload.nelems()` bits are read.
+/// `steal_from(cpu)` attempts the steal and returns whether it got a task.
+///
+/// Returns the CPU a task was stolen from, or `None`.
+#[inline]
+pub fn steal_search(
+    overload: &SparseMask<'_>,
+    smt_siblings: Option<CpuBitmap<'_>>,
+    dst_cpu: u32,
+    mut steal_from: impl FnMut(u32) -> bool,
+) -> Option<u32> {
+    if let Some(siblings) = smt_siblings {
+        let found = siblings
+            .iter(overload.nelems())
+            .filter(|&cpu| cpu != dst_cpu && overload.test(cpu))
+            .find(|&cpu| steal_from(cpu));
+        if found.is_some() {
+            return found;
+        }
+    }
+    overload
+        .iter_from(dst_cpu)
+        .filter(|&cpu| cpu != dst_cpu)
+        .find(|&cpu| steal_from(cpu))
+}
