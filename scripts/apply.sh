@@ -26,20 +26,20 @@ grep -q '^VERSION = 7$' "$KSRC/Makefile" && grep -q '^PATCHLEVEL = 2$' "$KSRC/Ma
 
 # 1. New files.
 installed=0
-install_tree() {
-	local from=$1 f
+install_tree() { # root subdir: $root/$subdir/x -> $KSRC/$subdir/x
+	local root=$1 sub=$2 f
 	while IFS= read -r -d '' f; do
-		local rel=${f#"$from"/}
+		local rel=${f#"$root"/}
 		if ! cmp -s "$f" "$KSRC/$rel"; then
 			install -D -m 0644 "$f" "$KSRC/$rel"
 			installed=$((installed + 1))
 		fi
-	done < <(find "$from" -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' \) -print0)
+	done < <(find "$root/$sub" -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' \) -print0)
 }
-install_tree "$top/rust/kernel"
-install_tree "$top/kernel-glue"
-install_tree "$top/kunit-tests"
-install_tree "$top/bench/kernel"
+install_tree "$top/rust" kernel
+install_tree "$top/kernel-glue" kernel
+install_tree "$top/kunit-tests" kernel
+install_tree "$top/bench" kernel
 if ! cmp -s "$top/Kconfig" "$KSRC/kernel/sched/Kconfig.rust"; then
 	install -m 0644 "$top/Kconfig" "$KSRC/kernel/sched/Kconfig.rust"
 	installed=$((installed + 1))

@@ -52,7 +52,7 @@ install_apt() {
 
 install_bindgen() {
 	local bin=$CACHE/tools/bin/bindgen
-	if [ -x "$bin" ] && "$bin" --version | grep -qx "bindgen $BINDGEN_VERSION"; then
+	if [ -x "$bin" ] && "$bin" --version | grep -x "bindgen $BINDGEN_VERSION" >/dev/null; then
 		log "bindgen $BINDGEN_VERSION present"
 		return
 	fi
@@ -63,7 +63,7 @@ install_bindgen() {
 
 install_virtme_ng() {
 	local venv=$CACHE/venv
-	if [ -x "$venv/bin/vng" ] && "$venv/bin/pip" show virtme-ng 2>/dev/null | grep -qx "Version: $VIRTME_NG_VERSION"; then
+	if [ -x "$venv/bin/vng" ] && "$venv/bin/pip" show virtme-ng 2>/dev/null | grep -x "Version: $VIRTME_NG_VERSION" >/dev/null; then
 		log "virtme-ng $VIRTME_NG_VERSION present"
 		return
 	fi

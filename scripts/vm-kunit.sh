@@ -18,6 +18,8 @@ KUNIT_SUITES=${KUNIT_SUITES:?}
 VM_EXTRA=${VM_EXTRA:-}
 
 out=$CACHE/vm
+# vng runs its helpers (virtme-run, ...) from PATH.
+PATH=$(dirname "$VNG"):$PATH
 log() { printf 'vm-kunit: %s\n' "$*"; }
 fail() { printf 'vm-kunit: FAIL: %s\n' "$*" >&2; exit 1; }
 
@@ -31,8 +33,11 @@ accel=(--disable-kvm)
 
 # The guest writes its results into $out, shared read-write. vng's own exit
 # status is not reliable here (it is 255 when virtme-ng-init cannot find
-# its I/O ports), so the guest records its script's status itself.
-guest_script="set -x
+# its I/O ports), so the guest records its script's status itself. The
+# script goes in a file: vng passes --exec on the kernel command line,
+# whose 2 KiB limit would cut off the root file system arguments.
+cat > "$out/guest.sh" <<EOF
+set -x
 dmesg > $out/dmesg.txt
 nproc > $out/nproc.txt
 ls -d /sys/devices/system/node/node* | wc -l > $out/nodes.txt
@@ -40,11 +45,15 @@ cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list > $out/siblings0.
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 if [ -e /sys/kernel/debug/sched_rust/bench ]; then cat /sys/kernel/debug/sched_rust/bench > $out/bench.txt; fi
 $VM_EXTRA
-echo done > $out/guest-done"
+echo done > $out/guest-done
+EOF
 
+# root=/dev/root: vng mounts the host's root over 9p with that tag but leaves
+# root= unset, which only works when CONFIG_BLOCK is on (mount_block_root()
+# then names the source /dev/root); our tinyconfig has no block layer.
 # shellcheck disable=SC2086 # VM_NUMA holds several options.
 cmd=("$VNG" "${accel[@]}" --run "$kernel" --cpus "$VM_CPUS" --memory "$VM_MEMORY" $VM_NUMA
-     --rwdir "$out" --append "panic=-1 oops=panic" -v --exec "$guest_script")
+     --rwdir "$out" --append "root=/dev/root panic=-1 oops=panic" -v --exec "sh $out/guest.sh")
 log "booting: ${cmd[*]:0:12} ..."
 start=$(date +%s)
 set +e

@@ -177,9 +177,8 @@ static void sparsemask_set_clear_test(struct kunit *test)
 				KUNIT_ASSERT_FALSE(test, sparsemask_test_elem(c.mask, e));
 				KUNIT_ASSERT_FALSE(test, sched_rust_sparsemask_test_elem(c.mask, e));
 			}
-			KUNIT_ASSERT_EQ(test, memchr_inv(c.mask->chunks, 0,
-							 bytes - offsetof(struct sparsemask, chunks)),
-					NULL);
+			KUNIT_ASSERT_NULL(test, memchr_inv(c.mask->chunks, 0,
+							 bytes - offsetof(struct sparsemask, chunks)));
 		}
 	}
 	smask_case_exit(&c);

@@ -24,22 +24,23 @@
     clippy::panic
 )]
 
-use kernel::{bindings, ffi::c_int, prelude::*};
+use kernel::{bindings, ffi::c_int};
 
 #[cfg(CONFIG_SCHED_RUST_SPARSEMASK)]
 #[path = "sched_rust/sparsemask.rs"]
-mod sparsemask;
+pub mod sparsemask;
 
 #[cfg(CONFIG_SCHED_RUST_STEAL)]
 #[path = "sched_rust/steal.rs"]
-mod steal;
+pub mod steal;
 
 /// Boundary of the sparsemask: `struct sparsemask` of
 /// `kernel/sched/sparsemask.h`.
 #[cfg(CONFIG_SCHED_RUST_SPARSEMASK)]
-mod sparsemask_ffi {
+pub mod sparsemask_ffi {
     use super::sparsemask::{chunks_for, Chunk, SparseMask, CHUNK_BYTES};
     use super::{bindings, c_int};
+    use kernel::prelude::*;
 
     /// The header of `struct sparsemask`; the chunk array follows it, one
     /// cache line in.
@@ -84,7 +85,7 @@ mod sparsemask_ffi {
 
     /// Converts an element number from C; negative ones are out of range.
     #[inline]
-    fn elem(elem: c_int) -> Option<u32> {
+    fn to_elem(elem: c_int) -> Option<u32> {
         u32::try_from(elem).ok()
     }
 
@@ -101,7 +102,7 @@ mod sparsemask_ffi {
         elem: c_int,
     ) {
         // SAFETY: the caller's contract is `borrow()`'s.
-        if let (Some(mask), Some(elem)) = (unsafe { borrow(mask) }, elem(elem)) {
+        if let (Some(mask), Some(elem)) = (unsafe { borrow(mask) }, to_elem(elem)) {
             mask.set(elem);
         }
     }
@@ -118,7 +119,7 @@ mod sparsemask_ffi {
         elem: c_int,
     ) {
         // SAFETY: the caller's contract is `borrow()`'s.
-        if let (Some(mask), Some(elem)) = (unsafe { borrow(mask) }, elem(elem)) {
+        if let (Some(mask), Some(elem)) = (unsafe { borrow(mask) }, to_elem(elem)) {
             mask.clear(elem);
         }
     }
@@ -135,7 +136,7 @@ mod sparsemask_ffi {
         elem: c_int,
     ) -> bool {
         // SAFETY: the caller's contract is `borrow()`'s.
-        match (unsafe { borrow(mask) }, elem(elem)) {
+        match (unsafe { borrow(mask) }, to_elem(elem)) {
             (Some(mask), Some(elem)) => mask.test(elem),
             _ => false,
         }
@@ -165,13 +166,13 @@ mod sparsemask_ffi {
         let end = c_int::try_from(mask.nelems()).unwrap_or(c_int::MAX);
         let prev = match prev {
             -1 => None,
-            p => match elem(p) {
+            p => match to_elem(p) {
                 Some(p) => Some(p),
                 None => return end,
             },
         };
         // An origin outside `[0, nelems)` counts as 0, negative ones too.
-        let origin = elem(origin).unwrap_or(0);
+        let origin = to_elem(origin).unwrap_or(0);
         match mask.next(origin, prev) {
             Some(e) => c_int::try_from(e).unwrap_or(end),
             None => end,
@@ -249,13 +250,13 @@ mod sparsemask_ffi {
 /// Boundary of the steal search: `steal_search()` of
 /// `kernel/sched/steal_search.h`.
 #[cfg(CONFIG_SCHED_RUST_STEAL)]
-mod steal_ffi {
+pub mod steal_ffi {
     use super::sparsemask_ffi::borrow;
     use super::steal::{steal_search, CpuBitmap};
     use super::{bindings, c_int};
     use core::ffi::c_void;
     use core::sync::atomic::AtomicUsize;
-    use kernel::ffi::c_ulong;
+    use kernel::{ffi::c_ulong, prelude::*};
 
     /// Tries the steal candidates of `dst_cpu` in order, calling
     /// `steal_from(arg, cpu)` on each until one returns true: first the SMT
