@@ -21,19 +21,22 @@ struct sparsemask;
 /* Try to steal a task from @src_cpu for the caller's CPU; true on success. */
 typedef bool (*steal_from_fn)(void *arg, int src_cpu);
 
-#ifdef CONFIG_SCHED_RUST_SPARSEMASK
+/*
+ * The prototypes are declared whatever the configuration; a function
+ * exists only with its option (CONFIG_SCHED_RUST_SPARSEMASK, ...), and its
+ * callers test that option with IS_ENABLED() or #ifdef, so the compiler
+ * drops calls to functions that were not built.
+ */
+
 /* The contracts are those of the C functions in kernel/sched/sparsemask.h. */
 void sched_rust_sparsemask_set_elem(struct sparsemask *mask, int elem);
 void sched_rust_sparsemask_clear_elem(struct sparsemask *mask, int elem);
 bool sched_rust_sparsemask_test_elem(const struct sparsemask *mask, int elem);
 int sched_rust_sparsemask_next(const struct sparsemask *mask, int origin, int prev);
-#endif
 
-#ifdef CONFIG_SCHED_RUST_STEAL
 /* The contract is that of steal_search() in kernel/sched/steal_search.h. */
 int sched_rust_steal_search(const struct sparsemask *overload,
 			    const unsigned long *smt_siblings, int dst_cpu,
 			    steal_from_fn steal_from, void *arg);
-#endif
 
 #endif /* _KERNEL_SCHED_SCHED_RUST_H */
