@@ -52,17 +52,25 @@ VM_MEMORY ?= 1G
 VM_KVM    ?= 0
 VM_TIMEOUT ?= 1500
 # KUnit suites that must appear in the VM's output (a missing one fails).
-KUNIT_SUITES ?= sched_rust_sparsemask sched_rust_sparsemask_rust
+KUNIT_SUITES ?= sched_rust_sparsemask sched_rust_sparsemask_rust sched_rust_steal
+
+# The steal benchmark in the guest: hackbench with stealing off, the C walk and
+# the Rust walk, interleaved. make test runs a short version as a function check.
+STEAL_ROUNDS   ?= 5
+HACKBENCH_ARGS ?= -g 4 -l 200
+STEAL_GUEST = STEAL_ROUNDS=$(STEAL_ROUNDS) HACKBENCH_ARGS='$(HACKBENCH_ARGS)' \
+	sh $(TOP)/bench/steal-hackbench.sh $(CACHE)/vm
 
 export CACHE KSRC KOUT KERNEL_DEB_VERSION VNG VM_CPUS VM_NUMA VM_MEMORY VM_KVM VM_TIMEOUT KUNIT_SUITES
+export STEAL_GUEST
 
 .PHONY: help deps kernel-src apply config build vm-test kunit userspace-test userspace-test-verbose clippy \
-	check-panics run test clean distclean
+	check-panics steal-bench run test clean distclean
 
 help:
 	@echo "make run     build, boot the 2-node SMT VM, run the KUnit suites, print C vs Rust"
 	@echo "make test    all tests: userspace (cargo test + clippy), kernel build, KUnit in the VM"
-	@echo "steps:       deps kernel-src apply config build vm-test userspace-test clippy check-panics"
+	@echo "steps:       deps kernel-src apply config build vm-test steal-bench userspace-test clippy check-panics"
 
 deps:
 	scripts/deps.sh
@@ -90,6 +98,11 @@ check-panics:
 vm-test: build
 	scripts/vm-kunit.sh
 
+# One boot: the KUnit suites, then hackbench in the three steal modes.
+steal-bench: build
+	VM_EXTRA="$(STEAL_GUEST)" scripts/vm-kunit.sh
+	scripts/steal-report.py $(CACHE)/vm
+
 kunit: vm-test
 
 userspace-test:
@@ -101,8 +114,10 @@ userspace-test-verbose:
 clippy:
 	cd rust && cargo clippy --quiet --all-targets -- -D warnings
 
-run: vm-test
+run: build
+	VM_EXTRA="$(STEAL_GUEST)" scripts/vm-kunit.sh
 	scripts/print-comparison.sh
+	scripts/steal-report.py $(CACHE)/vm
 
 test: deps
 	scripts/run-tests.sh

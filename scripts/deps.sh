@@ -17,6 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 CACHE=${CACHE:?CACHE must be set (the Makefile sets it)}
 BINDGEN_VERSION=${BINDGEN_VERSION:-0.73.2}
 VIRTME_NG_VERSION=${VIRTME_NG_VERSION:-1.42}
+CARGO_WEB_VERSION=${CARGO_WEB_VERSION:-1.96.0+dfsg1-1~deb12u2}
 
 log() { printf 'deps: %s\n' "$*"; }
 
@@ -50,6 +51,19 @@ install_apt() {
 	fi
 }
 
+# cargo builds bindgen-cli and the userspace crate. rustup's is fine; on a
+# machine without one, Debian's cargo-web (the same 1.96 as rustc-web).
+install_cargo() {
+	if command -v cargo > /dev/null; then
+		log "cargo present: $(cargo --version)"
+		return
+	fi
+	log "apt: no cargo in PATH; installing cargo-web=$CARGO_WEB_VERSION"
+	DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+		"cargo-web=$CARGO_WEB_VERSION" ||
+		DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends cargo-web
+}
+
 install_bindgen() {
 	local bin=$CACHE/tools/bin/bindgen
 	if [ -x "$bin" ] && "$bin" --version | grep -x "bindgen $BINDGEN_VERSION" >/dev/null; then
@@ -73,6 +87,7 @@ install_virtme_ng() {
 }
 
 install_apt
+install_cargo
 install_bindgen
 install_virtme_ng
 log "done"

@@ -11,6 +11,9 @@
 #   kernel      make build: the patched kernel (counts as one)
 #   panics      scripts/check-panics.sh on the Rust object (counts as one)
 #   kunit       the KUnit suites in the VM (each test case counts)
+#   steal       in the same boot, hackbench with stealing off, C and Rust:
+#               every run completes, the steal counter moves only when
+#               stealing is on, no warning in dmesg (each check counts)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,6 +25,14 @@ failures=()
 count() { # name passed failed
 	passed=$((passed + $2)); failed=$((failed + $3))
 	[ "$3" -eq 0 ] || failures+=("$1")
+}
+
+count_tally() { # name log rc: add the log's last "N passed, N failed" line
+	local line p=0 f=0
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$2" | tail -n1)
+	[ -n "$line" ] && read -r p _ f _ <<<"${line//,/}"
+	[ "$3" -ne 0 ] && [ "$f" -eq 0 ] && f=1	# failed without saying so
+	count "$1" "$p" "$f"
 }
 
 run_step() { # name log command...
@@ -42,12 +53,11 @@ if run_step clippy "$logs/clippy.log" make -C "$top" --no-print-directory clippy
 if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; then
 	count kernel 1 0
 	if run_step panics "$logs/panics.log" "$top/scripts/check-panics.sh"; then count panics 1 0; else count panics 0 1; fi
-	if run_step kunit "$logs/kunit.log" "$top/scripts/vm-kunit.sh"; then rc=0; else rc=1; fi
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logs/kunit.log" | tail -n1)
-	p=0 f=0
-	[ -n "$line" ] && read -r p _ f _ <<<"${line//,/}"
-	[ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1	# crash, timeout, missing suite
-	count kunit "$p" "$f"
+	if run_step kunit "$logs/kunit.log" env VM_EXTRA="${STEAL_GUEST:?}" "$top/scripts/vm-kunit.sh"; then rc=0; else rc=1; fi
+	count_tally kunit "$logs/kunit.log" $rc	# rc: crash, timeout, missing suite
+
+	if run_step steal "$logs/steal.log" "$top/scripts/steal-report.py" "$CACHE/vm"; then rc=0; else rc=1; fi
+	count_tally steal "$logs/steal.log" $rc
 else
 	count kernel 0 1
 fi

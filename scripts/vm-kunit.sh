@@ -45,6 +45,7 @@ cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list > $out/siblings0.
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 if [ -e /sys/kernel/debug/sched_rust/bench ]; then cat /sys/kernel/debug/sched_rust/bench > $out/bench.txt; fi
 $VM_EXTRA
+dmesg > $out/dmesg-end.txt
 echo done > $out/guest-done
 EOF
 
@@ -78,20 +79,26 @@ want_cpus=${VM_CPUS%%,*}
 [ "$nnodes" -ge 2 ] || fail "guest has $nnodes NUMA node(s), wanted 2"
 case "$VM_CPUS" in *threads=2*) [[ "$sib0" == *[,-]* ]] || fail "guest has no SMT siblings";; esac
 
-# Every expected suite must have run.
-for suite in $KUNIT_SUITES; do
-	grep -q "# Subtest: $suite\$" "$out/dmesg.txt" || fail "KUnit suite $suite did not run"
-done
-if grep -qE 'BUG:|WARNING:|Oops|Kernel panic|rust_panic' "$out/dmesg.txt"; then
-	grep -nE -A5 'BUG:|WARNING:|Oops|Kernel panic|rust_panic' "$out/dmesg.txt" >&2
-	fail "the kernel log has a BUG, WARNING, Oops or panic"
-fi
-
+# Parse first, so that the results are shown whatever fails below.
 set +e
 python3 "$KSRC/tools/testing/kunit/kunit.py" parse --json="$out/kunit.json" \
 	< "$out/dmesg.txt" > "$out/kunit.txt" 2>&1
 parse_rc=$?
-set -e
 cat "$out/kunit.txt"
 python3 "$(dirname "$0")/kunit-summary.py" "$out/kunit.json"
-[ $parse_rc -eq 0 ] || fail "KUnit reported failures"
+summary_rc=$?
+set -e
+
+# Every expected suite must have run.
+for suite in $KUNIT_SUITES; do
+	grep -q "# Subtest: $suite\$" "$out/dmesg.txt" || fail "KUnit suite $suite did not run"
+done
+
+# The log at the end of the guest's script also covers $VM_EXTRA's work
+# (e.g. the steal benchmark); lockdep reports start with "WARNING:" too.
+bad_re='BUG:|WARNING:|Oops|Kernel panic|rust_panic|INFO: task .* blocked'
+if grep -qE "$bad_re" "$out/dmesg-end.txt"; then
+	grep -nE -A5 "$bad_re" "$out/dmesg-end.txt" >&2
+	fail "the kernel log has a BUG, WARNING (lockdep), Oops or panic"
+fi
+[ $parse_rc -eq 0 ] && [ $summary_rc -eq 0 ] || fail "KUnit reported failures"

@@ -19,6 +19,7 @@
 
 #include "sched_rust.h"
 #include "sparsemask.h"
+#include "steal_search.h"
 
 #define ROUNDS		31
 #define BENCH_NELEMS	256	/* CPU ids covered by an LLC's overload mask */
@@ -104,10 +105,63 @@ static unsigned long smask_walk_rust(struct sparsemask *mask)
 	return sum;
 }
 
+#ifdef CONFIG_SCHED_RUST_STEAL
+/* bench_smt[cpu]: the SMT siblings of @cpu, as pairs (2n, 2n + 1). */
+static unsigned long bench_smt[BENCH_NELEMS][BITS_TO_LONGS(BENCH_NELEMS)];
+
+static bool bench_steal_refuse(void *arg, int src_cpu)
+{
+	*(unsigned long *)arg += src_cpu;
+	return false;
+}
+
+/*
+ * try_steal()'s walk from every CPU, with every candidate refusing: the
+ * longest walk (siblings, then the whole mask). The C walk inlines its
+ * constant callback; the Rust one is one call across the boundary and an
+ * indirect call per candidate, as in fair.c.
+ */
+static unsigned long steal_walk_c(struct sparsemask *mask)
+{
+	unsigned long sum = 0;	/* of the CPUs tried */
+	int dst, found = 0;
+
+	for (dst = 0; dst < BENCH_NELEMS; dst++)
+		found += steal_search(mask, bench_smt[dst], dst, bench_steal_refuse, &sum);
+	return sum + found;
+}
+
+static unsigned long steal_walk_rust(struct sparsemask *mask)
+{
+	unsigned long sum = 0;	/* of the CPUs tried */
+	int dst, found = 0;
+
+	for (dst = 0; dst < BENCH_NELEMS; dst++)
+		found += sched_rust_steal_search(mask, bench_smt[dst], dst,
+						  bench_steal_refuse, &sum);
+	return sum + found;
+}
+
+static void bench_smt_init(void)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < BENCH_NELEMS; cpu++) {
+		__set_bit(cpu & ~1, bench_smt[cpu]);
+		__set_bit(cpu | 1, bench_smt[cpu]);
+	}
+}
+#else
+static void bench_smt_init(void) { }
+#endif
+
 static const struct bench_op bench_ops[] = {
 	{ "sparsemask set+clear", true,  smask_setclear_c, smask_setclear_rust },
 	{ "sparsemask test",      false, smask_test_c,     smask_test_rust },
 	{ "sparsemask walk",      false, smask_walk_c,     smask_walk_rust },
+#ifdef CONFIG_SCHED_RUST_STEAL
+	{ "steal walk",           false, steal_walk_c,     steal_walk_rust },
+#endif
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -208,6 +262,7 @@ static int __init sched_rust_bench_init(void)
 {
 	struct dentry *dir = debugfs_create_dir("sched_rust", NULL);
 
+	bench_smt_init();
 	debugfs_create_file("bench", 0400, dir, NULL, &bench_fops);
 	return 0;
 }

@@ -70,8 +70,8 @@ pub const fn chunks_for(nelems: u32, density: u32) -> Option<usize> {
     if density > DENSITY_MAX {
         return None;
     }
-    // `density <= DENSITY_MAX < 32`, so the shift cannot overflow.
-    ((nelems >> density) as usize).checked_add(1)
+    // `density <= DENSITY_MAX < 32`: the shift does not wrap.
+    (nelems.wrapping_shr(density) as usize).checked_add(1)
 }
 
 /// A borrowed sparsemask: its size, its density and its chunks.
@@ -128,6 +128,15 @@ impl<'a> SparseMask<'a> {
         elem & 1u32.wrapping_shl(self.density).wrapping_sub(1)
     }
 
+    /// The index of the chunk that holds `elem`: `elem >> density`.
+    #[inline]
+    fn chunk_of(&self, elem: u32) -> usize {
+        // `density < 32` by the invariant: the shift does not wrap. (A plain
+        // `>>` would keep a shift-overflow panic path: the optimiser cannot
+        // see the invariant.)
+        elem.wrapping_shr(self.density) as usize
+    }
+
     /// The chunk of `elem` and the bit of `elem` in it, or `None` if `elem`
     /// is not in `0..nelems`.
     #[inline]
@@ -135,7 +144,7 @@ impl<'a> SparseMask<'a> {
         if elem >= self.nelems {
             return None;
         }
-        let chunk = self.chunks.get((elem >> self.density) as usize)?;
+        let chunk = self.chunks.get(self.chunk_of(elem))?;
         Some((chunk, 1usize.wrapping_shl(self.bit_of(elem))))
     }
 
@@ -172,25 +181,28 @@ impl<'a> SparseMask<'a> {
         if lo >= hi {
             return None;
         }
-        let shift = self.density;
-        let first = (lo >> shift) as usize;
-        let last = (hi.wrapping_sub(1) >> shift) as usize;
+        let first = self.chunk_of(lo);
+        let last = self.chunk_of(hi.wrapping_sub(1));
         let chunks = self.chunks.get(first..=last)?;
         // Elements of the first chunk below `lo` do not count.
         let mut below_lo = usize::MAX.wrapping_shl(self.bit_of(lo));
+        // The index of `chunk` in the mask; counted by hand, as range and
+        // `enumerate()` counters carry overflow checks.
+        let mut index = first;
 
-        for (index, chunk) in (first..).zip(chunks) {
+        for chunk in chunks {
             let word = chunk.load() & self.chunk_bits() & below_lo;
             if word != 0 {
-                // `index <= last`, so `index << shift` is at most
-                // `hi - 1 < u32::MAX`; adding a bit number below `2^shift`
+                // `index <= last`, so `index << density` is at most
+                // `hi - 1 < u32::MAX`; adding a bit number below `2^density`
                 // stays within the chunk, hence within `u32`.
                 let elem = (index as u32)
-                    .wrapping_shl(shift)
+                    .wrapping_shl(self.density)
                     .wrapping_add(word.trailing_zeros());
                 return if elem < hi { Some(elem) } else { None };
             }
             below_lo = usize::MAX;
+            index = index.wrapping_add(1);
         }
         None
     }

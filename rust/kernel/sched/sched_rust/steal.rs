@@ -49,7 +49,14 @@ impl<'a> CpuBitmap<'a> {
         let word_bits = usize::BITS;
         self.words
             .iter()
-            .zip((0u32..).step_by(word_bits as usize))
+            // Pair each word with its first bit number. By hand: a range's
+            // `step_by()` carries an overflow check; here the count stops
+            // (`None`) rather than wrap.
+            .scan(Some(0u32), move |next, word| {
+                let base = (*next)?;
+                *next = base.checked_add(word_bits);
+                Some((word, base))
+            })
             .take_while(move |&(_, base)| base < nbits)
             .flat_map(move |(word, base)| {
                 let mut bits = word.load(Ordering::Relaxed);

@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the guest (scripts/vm-kunit.sh, VM_EXTRA): hackbench with
+# task stealing off, with the C steal walk and with the Rust one, in one
+# boot. Usage: steal-hackbench.sh OUTDIR
+#
+# The modes are interleaved round by round (off, C, Rust, off, ...) so that
+# drift in the host's load hits all three alike. Each run writes one line
+# to OUTDIR/steal-runs.txt:
+#
+#   mode=<off|c|rust> round=<n> rc=<hackbench status> time=<s> steals=<n>
+#
+# where steals is the change of the schedstat steal counter (the last field
+# of the cpu lines of /proc/schedstat, version 18) summed over all CPUs.
+# scripts/steal-report.py turns the lines into a table and checks them.
+#
+# Environment: STEAL_ROUNDS (runs per mode), HACKBENCH_ARGS.
+set -u
+
+out=${1:?usage: steal-hackbench.sh OUTDIR}
+rounds=${STEAL_ROUNDS:-5}
+args=${HACKBENCH_ARGS:--g 4 -l 200}
+features=/sys/kernel/debug/sched/features
+runs=$out/steal-runs.txt
+
+die() { echo "steal-hackbench: $*" >&2; echo "error=$*" > "$runs"; exit 1; }
+
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+[ -w "$features" ] || die "no $features (CONFIG_SCHED_DEBUG/DEBUG_FS?)"
+command -v hackbench > /dev/null || die "hackbench not found (Debian rt-tests)"
+head -n1 /proc/schedstat | grep -qx 'version 18' ||
+	die "/proc/schedstat is not version 18: no steal counter"
+grep -qwE "(NO_)?STEAL" "$features" || die "sched feature STEAL missing"
+grep -qwE "(NO_)?RUST_STEAL" "$features" || die "sched feature RUST_STEAL missing (CONFIG_SCHED_RUST_STEAL?)"
+
+steals() { awk '/^cpu[0-9]/ { s += $NF } END { print s + 0 }' /proc/schedstat; }
+
+set_mode() {
+	case $1 in
+	off)  echo NO_STEAL > "$features" ;;
+	c)    echo STEAL > "$features"; echo NO_RUST_STEAL > "$features"
+	      echo NO_RUST_SPARSEMASK > "$features" ;;
+	rust) echo STEAL > "$features"; echo RUST_STEAL > "$features"
+	      echo RUST_SPARSEMASK > "$features" ;;
+	esac
+}
+
+: > "$runs"
+echo "hackbench $args, $rounds rounds per mode, $(nproc) CPUs" > "$out/steal-setup.txt"
+round=1
+while [ "$round" -le "$rounds" ]; do
+	for mode in off c rust; do
+		set_mode "$mode"
+		before=$(steals)
+		# shellcheck disable=SC2086 # $args holds several options.
+		hb=$(hackbench $args 2>&1)
+		rc=$?
+		after=$(steals)
+		time=$(printf '%s\n' "$hb" | awk '/^Time:/ { print $2 }')
+		echo "mode=$mode round=$round rc=$rc time=${time:-none} steals=$((after - before))" >> "$runs"
+	done
+	round=$((round + 1))
+done
+# Leave the defaults behind.
+set_mode rust
+cat "$features" > "$out/steal-features.txt"

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Table and checks for the in-guest steal benchmark (bench/steal-hackbench.sh).
+
+Usage: steal-report.py VMDIR
+
+Reads VMDIR/steal-runs.txt, prints one row per mode (stealing off, C walk,
+Rust walk) and the Rust/C and C/off ratios of the median hackbench times,
+then checks that
+  - every hackbench run completed (exit status 0, a time printed),
+  - the steal counter did not move with stealing off,
+  - it moved with the C walk and with the Rust walk,
+and ends with "N passed, N failed". Exit status 1 if a check failed.
+"""
+
+import statistics
+import sys
+from pathlib import Path
+
+MODES = (("off", "STEAL off"), ("c", "STEAL, C walk"), ("rust", "STEAL, Rust walk"))
+
+
+def parse(path):
+    runs = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("error="):
+            raise SystemExit(f"steal-report: the guest script failed: {line[6:]}")
+        fields = dict(f.split("=", 1) for f in line.split())
+        runs.append(fields)
+    return runs
+
+
+def seconds(run):
+    try:
+        return float(run["time"])
+    except (KeyError, ValueError):
+        return None
+
+
+def main(vmdir):
+    path = Path(vmdir) / "steal-runs.txt"
+    if not path.is_file():
+        print(f"steal-report: {path} missing: the benchmark did not run")
+        print("0 passed, 1 failed")
+        return 1
+    runs = parse(path)
+    setup = (Path(vmdir) / "steal-setup.txt")
+    print()
+    print("=== Task stealing under hackbench, one boot, modes interleaved ===")
+    if setup.is_file():
+        print(setup.read_text(encoding="utf-8").strip())
+    print(f"{'mode':<18} {'runs':>4} {'ok':>3} {'median s':>9} {'min s':>7} "
+          f"{'max s':>7} {'stdev s':>8} {'steals':>8} {'steals/run':>10}")
+    medians, checks = {}, []
+    for mode, label in MODES:
+        mine = [r for r in runs if r.get("mode") == mode]
+        ok = [r for r in mine if r.get("rc") == "0" and seconds(r) is not None]
+        times = [seconds(r) for r in ok]
+        steals = sum(int(r.get("steals", 0)) for r in mine)
+        if times:
+            medians[mode] = statistics.median(times)
+            sd = statistics.stdev(times) if len(times) > 1 else 0.0
+            print(f"{label:<18} {len(mine):>4} {len(ok):>3} {medians[mode]:>9.3f} "
+                  f"{min(times):>7.3f} {max(times):>7.3f} {sd:>8.3f} {steals:>8} "
+                  f"{steals / len(mine):>10.1f}")
+        else:
+            print(f"{label:<18} {len(mine):>4} {len(ok):>3} {'-':>9}")
+        checks.append((f"{mode}: all {len(mine)} runs completed",
+                       len(mine) > 0 and len(ok) == len(mine)))
+        if mode == "off":
+            checks.append(("off: the steal counter did not move", steals == 0))
+        else:
+            checks.append((f"{mode}: the steal counter moved ({steals})", steals > 0))
+    if "c" in medians and "rust" in medians:
+        print(f"median time ratio Rust/C: {medians['rust'] / medians['c']:.3f}")
+    if "off" in medians and "c" in medians:
+        print(f"median time ratio C/off:  {medians['c'] / medians['off']:.3f}")
+    print("(QEMU TCG guest: these times show that stealing works and what it does")
+    print(" to an emulated machine, not hardware speed.)")
+    failed = 0
+    for name, ok in checks:
+        print(f"  {'ok    ' if ok else 'FAILED'} {name}")
+        failed += not ok
+    print(f"{len(checks) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
