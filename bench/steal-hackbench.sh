@@ -5,8 +5,8 @@
 # task stealing off, with the C steal walk and with the Rust one, in one
 # boot. Usage: steal-hackbench.sh OUTDIR
 #
-# The modes are interleaved round by round (off, C, Rust, off, ...) so that
-# drift in the host's load hits all three alike. Each run writes one line
+# The modes are interleaved round by round, in an order that rotates, so
+# that drift in the host's load hits all three alike. Each run writes one line
 # to OUTDIR/steal-runs.txt:
 #
 #   mode=<off|c|rust> round=<n> rc=<hackbench status> time=<s> steals=<n>
@@ -20,7 +20,7 @@ set -u
 
 out=${1:?usage: steal-hackbench.sh OUTDIR}
 rounds=${STEAL_ROUNDS:-5}
-args=${HACKBENCH_ARGS:--g 4 -l 200}
+args=${HACKBENCH_ARGS:--g 4 -l 20}
 features=/sys/kernel/debug/sched/features
 runs=$out/steal-runs.txt
 
@@ -33,6 +33,13 @@ head -n1 /proc/schedstat | grep -qx 'version 18' ||
 	die "/proc/schedstat is not version 18: no steal counter"
 grep -qwE "(NO_)?STEAL" "$features" || die "sched feature STEAL missing"
 grep -qwE "(NO_)?RUST_STEAL" "$features" || die "sched feature RUST_STEAL missing (CONFIG_SCHED_RUST_STEAL?)"
+
+# The steal counter is a schedstat: it counts only while schedstats are on.
+if [ -w /proc/sys/kernel/sched_schedstats ]; then
+	echo 1 > /proc/sys/kernel/sched_schedstats
+fi
+grep -q 'schedstats=enable' /proc/cmdline || [ "$(cat /proc/sys/kernel/sched_schedstats 2>/dev/null)" = 1 ] ||
+	die "schedstats are off: boot with schedstats=enable"
 
 steals() { awk '/^cpu[0-9]/ { s += $NF } END { print s + 0 }' /proc/schedstat; }
 
@@ -48,9 +55,20 @@ set_mode() {
 
 : > "$runs"
 echo "hackbench $args, $rounds rounds per mode, $(nproc) CPUs" > "$out/steal-setup.txt"
+# One untimed run first: it loads hackbench and warms the guest's caches,
+# which would otherwise count against whichever mode runs first.
+# shellcheck disable=SC2086
+hackbench $args > /dev/null 2>&1
+
 round=1
 while [ "$round" -le "$rounds" ]; do
-	for mode in off c rust; do
+	# Rotate the order from round to round, so no mode always runs first.
+	case $((round % 3)) in
+	1) order="off c rust" ;;
+	2) order="c rust off" ;;
+	0) order="rust off c" ;;
+	esac
+	for mode in $order; do
 		set_mode "$mode"
 		before=$(steals)
 		# shellcheck disable=SC2086 # $args holds several options.

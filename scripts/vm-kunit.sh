@@ -49,12 +49,14 @@ dmesg > $out/dmesg-end.txt
 echo done > $out/guest-done
 EOF
 
+# schedstats=enable: CONFIG_SCHEDSTATS only builds the counters (the steal
+# counter among them); they count once enabled at run time.
 # root=/dev/root: vng mounts the host's root over 9p with that tag but leaves
 # root= unset, which only works when CONFIG_BLOCK is on (mount_block_root()
 # then names the source /dev/root); our tinyconfig has no block layer.
 # shellcheck disable=SC2086 # VM_NUMA holds several options.
 cmd=("$VNG" "${accel[@]}" --run "$kernel" --cpus "$VM_CPUS" --memory "$VM_MEMORY" $VM_NUMA
-     --rwdir "$out" --append "root=/dev/root panic=-1 oops=panic" -v --exec "sh $out/guest.sh")
+     --rwdir "$out" --append "root=/dev/root panic=-1 oops=panic schedstats=enable" -v --exec "sh $out/guest.sh")
 log "booting: ${cmd[*]:0:12} ..."
 start=$(date +%s)
 set +e
