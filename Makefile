@@ -65,7 +65,7 @@ export CACHE KSRC KOUT KERNEL_DEB_VERSION VNG VM_CPUS VM_NUMA VM_MEMORY VM_KVM V
 export STEAL_GUEST
 
 .PHONY: help deps kernel-src apply config build vm-test kunit userspace-test userspace-test-verbose clippy \
-	check-panics steal-bench run test clean distclean
+	check-panics steal-bench pure-c run test clean distclean
 
 help:
 	@echo "make run     build, boot the 2-node SMT VM, run the KUnit suites, print C vs Rust"
@@ -113,6 +113,17 @@ userspace-test-verbose:
 
 clippy:
 	cd rust && cargo clippy --quiet --all-targets -- -D warnings
+
+# The same VM kernel with every sched-rust option off, in its own build
+# folder: it must build, boot, and steal with the C walk alone.
+PURE_C_KOUT ?= $(CACHE)/build-pure-c
+pure-c: apply
+	$(MAKE) --no-print-directory build KOUT=$(PURE_C_KOUT) \
+		CONFIG_FRAGMENTS="configs/vm-base.config configs/pure-c.config"
+	! grep -q sched_rust $(PURE_C_KOUT)/System.map
+	KOUT=$(PURE_C_KOUT) KUNIT_SUITES= VM_EXTRA="STEAL_MODES='off c' $(STEAL_GUEST)" \
+		scripts/vm-kunit.sh
+	scripts/steal-report.py $(CACHE)/vm
 
 run: build
 	VM_EXTRA="$(STEAL_GUEST)" scripts/vm-kunit.sh

@@ -15,12 +15,14 @@
 # of the cpu lines of /proc/schedstat, version 18) summed over all CPUs.
 # scripts/steal-report.py turns the lines into a table and checks them.
 #
-# Environment: STEAL_ROUNDS (runs per mode), HACKBENCH_ARGS.
+# Environment: STEAL_ROUNDS (runs per mode), HACKBENCH_ARGS, STEAL_MODES
+# (default "off c rust"; "off c" on a kernel without the Rust helpers).
 set -u
 
 out=${1:?usage: steal-hackbench.sh OUTDIR}
 rounds=${STEAL_ROUNDS:-5}
 args=${HACKBENCH_ARGS:--g 4 -l 20}
+modes=${STEAL_MODES:-off c rust}
 features=/sys/kernel/debug/sched/features
 runs=$out/steal-runs.txt
 
@@ -32,7 +34,10 @@ command -v hackbench > /dev/null || die "hackbench not found (Debian rt-tests)"
 head -n1 /proc/schedstat | grep -qx 'version 18' ||
 	die "/proc/schedstat is not version 18: no steal counter"
 grep -qwE "(NO_)?STEAL" "$features" || die "sched feature STEAL missing"
-grep -qwE "(NO_)?RUST_STEAL" "$features" || die "sched feature RUST_STEAL missing (CONFIG_SCHED_RUST_STEAL?)"
+case " $modes " in *" rust "*)
+	grep -qwE "(NO_)?RUST_STEAL" "$features" ||
+		die "sched feature RUST_STEAL missing (CONFIG_SCHED_RUST_STEAL?)" ;;
+esac
 
 # The steal counter is a schedstat: it counts only while schedstats are on.
 if [ -w /proc/sys/kernel/sched_schedstats ]; then
@@ -46,14 +51,29 @@ steals() { awk '/^cpu[0-9]/ { s += $NF } END { print s + 0 }' /proc/schedstat; }
 set_mode() {
 	case $1 in
 	off)  echo NO_STEAL > "$features" ;;
-	c)    echo STEAL > "$features"; echo NO_RUST_STEAL > "$features"
-	      echo NO_RUST_SPARSEMASK > "$features" ;;
+	c)    echo STEAL > "$features"
+	      # Absent from a kernel without the Rust helpers: C is all there is.
+	      if grep -qwE "(NO_)?RUST_STEAL" "$features"; then
+		      echo NO_RUST_STEAL > "$features"
+		      echo NO_RUST_SPARSEMASK > "$features"
+	      fi ;;
 	rust) echo STEAL > "$features"; echo RUST_STEAL > "$features"
 	      echo RUST_SPARSEMASK > "$features" ;;
 	esac
 }
 
-: > "$runs"
+# rotate N WORD...: the words, from the (N mod count)-th on, then the rest.
+rotate() {
+	n=$1; shift
+	k=$((n % $#)) i=0 front='' back=''
+	for w in "$@"; do
+		if [ "$i" -lt "$k" ]; then back="$back $w"; else front="$front $w"; fi
+		i=$((i + 1))
+	done
+	echo $front $back
+}
+
+echo "modes=$modes" > "$runs"
 echo "hackbench $args, $rounds rounds per mode, $(nproc) CPUs" > "$out/steal-setup.txt"
 # One untimed run first: it loads hackbench and warms the guest's caches,
 # which would otherwise count against whichever mode runs first.
@@ -63,12 +83,8 @@ hackbench $args > /dev/null 2>&1
 round=1
 while [ "$round" -le "$rounds" ]; do
 	# Rotate the order from round to round, so no mode always runs first.
-	case $((round % 3)) in
-	1) order="off c rust" ;;
-	2) order="c rust off" ;;
-	0) order="rust off c" ;;
-	esac
-	for mode in $order; do
+	# shellcheck disable=SC2086
+	for mode in $(rotate $((round - 1)) $modes); do
 		set_mode "$mode"
 		before=$(steals)
 		# shellcheck disable=SC2086 # $args holds several options.
@@ -81,5 +97,5 @@ while [ "$round" -le "$rounds" ]; do
 	round=$((round + 1))
 done
 # Leave the defaults behind.
-set_mode rust
+set_mode "$(echo "$modes" | awk '{ print $NF }')"
 cat "$features" > "$out/steal-features.txt"

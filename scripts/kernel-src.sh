@@ -50,6 +50,8 @@ apt_opts=(
 	-o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache="
 	-o "APT::Get::List-Cleanup=0"
 )
+# As root, apt would drop to its _apt user, who cannot write to our cache.
+[ "$(id -u)" -ne 0 ] || apt_opts+=(-o "APT::Sandbox::User=root")
 
 log "updating the private package lists (trixie-backports, forky, sid)"
 apt-get "${apt_opts[@]}" update -qq || die "apt-get update failed for the private suites"

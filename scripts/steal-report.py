@@ -9,7 +9,7 @@ Rust walk) and the Rust/C and C/off ratios of the median hackbench times,
 then checks that
   - every hackbench run completed (exit status 0, a time printed),
   - the steal counter did not move with stealing off,
-  - it moved with the C walk and with the Rust walk,
+  - it moved with the C walk and with the Rust walk (each mode that ran),
 and ends with "N passed, N failed". Exit status 1 if a check failed.
 """
 
@@ -17,17 +17,22 @@ import statistics
 import sys
 from pathlib import Path
 
-MODES = (("off", "STEAL off"), ("c", "STEAL, C walk"), ("rust", "STEAL, Rust walk"))
+LABELS = {"off": "STEAL off", "c": "STEAL, C walk", "rust": "STEAL, Rust walk"}
 
 
 def parse(path):
-    runs = []
+    """The modes the guest ran (its first line) and one dict per run."""
+    modes, runs = None, []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("error="):
             raise SystemExit(f"steal-report: the guest script failed: {line[6:]}")
-        fields = dict(f.split("=", 1) for f in line.split())
-        runs.append(fields)
-    return runs
+        if line.startswith("modes="):
+            modes = line[6:].split()
+            continue
+        runs.append(dict(f.split("=", 1) for f in line.split()))
+    if not modes or not set(modes) <= set(LABELS):
+        raise SystemExit(f"steal-report: {path} does not say which modes ran")
+    return modes, runs
 
 
 def seconds(run):
@@ -43,7 +48,7 @@ def main(vmdir):
         print(f"steal-report: {path} missing: the benchmark did not run")
         print("0 passed, 1 failed")
         return 1
-    runs = parse(path)
+    modes, runs = parse(path)
     setup = (Path(vmdir) / "steal-setup.txt")
     print()
     print("=== Task stealing under hackbench, one boot, modes interleaved ===")
@@ -52,7 +57,8 @@ def main(vmdir):
     print(f"{'mode':<18} {'runs':>4} {'ok':>3} {'median s':>9} {'min s':>7} "
           f"{'max s':>7} {'stdev s':>8} {'steals':>8} {'steals/run':>10}")
     medians, checks = {}, []
-    for mode, label in MODES:
+    for mode in modes:
+        label = LABELS[mode]
         mine = [r for r in runs if r.get("mode") == mode]
         ok = [r for r in mine if r.get("rc") == "0" and seconds(r) is not None]
         times = [seconds(r) for r in ok]
