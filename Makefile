@@ -56,7 +56,7 @@ KUNIT_SUITES ?= sched_rust_sparsemask sched_rust_sparsemask_rust sched_rust_stea
 
 # The steal benchmark in the guest: hackbench with stealing off, the C walk and
 # the Rust walk, interleaved. make test runs a short version as a function check.
-STEAL_ROUNDS   ?= 5
+STEAL_ROUNDS   ?= 7
 HACKBENCH_ARGS ?= -g 4 -l 20
 STEAL_GUEST = STEAL_ROUNDS=$(STEAL_ROUNDS) HACKBENCH_ARGS='$(HACKBENCH_ARGS)' \
 	sh $(TOP)/bench/steal-hackbench.sh $(CACHE)/vm

@@ -20,7 +20,7 @@
 set -u
 
 out=${1:?usage: steal-hackbench.sh OUTDIR}
-rounds=${STEAL_ROUNDS:-5}
+rounds=${STEAL_ROUNDS:-7}
 args=${HACKBENCH_ARGS:--g 4 -l 20}
 modes=${STEAL_MODES:-off c rust}
 features=/sys/kernel/debug/sched/features

@@ -36,10 +36,12 @@ count_tally() { # name log rc: add the log's last "N passed, N failed" line
 }
 
 run_step() { # name log command...
-	local name=$1 log=$2; shift 2
+	local name=$1 log=$2 start=$SECONDS rc; shift 2
 	echo "=== $name: $*"
 	"$@" 2>&1 | tee "$log"
-	return "${PIPESTATUS[0]}"
+	rc=${PIPESTATUS[0]}
+	echo "=== $name: exit status $rc after $((SECONDS - start)) s"
+	return "$rc"
 }
 
 # Sum "test result: ok. N passed; M failed" over cargo's test binaries.
