@@ -43,52 +43,39 @@ impl<'a> CpuBitmap<'a> {
         Self { words }
     }
 
-    /// The set bits below `nbits`, in ascending order.
+    /// The first set bit below `nbits`, in ascending order, for which
+    /// `pred` returns true; `None` if there is none.
+    ///
+    /// Plain loops rather than iterator adapters: range counters carry
+    /// overflow checks, and nested adapters leave out-of-line functions with
+    /// names too long for kallsyms.
     #[inline]
-    pub fn iter(&self, nbits: u32) -> impl Iterator<Item = u32> + 'a {
-        let word_bits = usize::BITS;
-        self.words
-            .iter()
-            // Pair each word with its first bit number. By hand: a range's
-            // `step_by()` carries an overflow check; here the count stops
-            // (`None`) rather than wrap.
-            .scan(Some(0u32), move |next, word| {
-                let base = (*next)?;
-                *next = base.checked_add(word_bits);
-                Some((word, base))
-            })
-            .take_while(move |&(_, base)| base < nbits)
-            .flat_map(move |(word, base)| {
-                let mut bits = word.load(Ordering::Relaxed);
-                // Drop the bits at and above `nbits` in the last word.
-                let room = nbits.wrapping_sub(base);
-                if room < word_bits {
-                    bits &= !(usize::MAX.wrapping_shl(room));
+    pub fn find(&self, nbits: u32, mut pred: impl FnMut(u32) -> bool) -> Option<u32> {
+        // The number of bit 0 of `word`.
+        let mut base = 0u32;
+
+        for word in self.words {
+            if base >= nbits {
+                break;
+            }
+            let mut bits = word.load(Ordering::Relaxed);
+            // Drop the bits at and above `nbits` in the last word.
+            let room = nbits.wrapping_sub(base);
+            if room < usize::BITS {
+                bits &= !usize::MAX.wrapping_shl(room);
+            }
+            while bits != 0 {
+                // `base + bit < nbits <= u32::MAX`: no wrap.
+                let cpu = base.wrapping_add(bits.trailing_zeros());
+                // Clear the lowest set bit.
+                bits &= bits.wrapping_sub(1);
+                if pred(cpu) {
+                    return Some(cpu);
                 }
-                SetBits { bits, base }
-            })
-    }
-}
-
-/// The set bits of one word, offset by `base`.
-struct SetBits {
-    bits: usize,
-    base: u32,
-}
-
-impl Iterator for SetBits {
-    type Item = u32;
-
-    #[inline]
-    fn next(&mut self) -> Option<u32> {
-        if self.bits == 0 {
-            return None;
+            }
+            base = base.checked_add(usize::BITS)?;
         }
-        let bit = self.bits.trailing_zeros();
-        // Clear the lowest set bit.
-        self.bits &= self.bits.wrapping_sub(1);
-        // `base + bit < nbits <= u32::MAX`: no overflow.
-        Some(self.base.wrapping_add(bit))
+        None
     }
 }
 
@@ -108,16 +95,19 @@ pub fn steal_search(
     mut steal_from: impl FnMut(u32) -> bool,
 ) -> Option<u32> {
     if let Some(siblings) = smt_siblings {
-        let found = siblings
-            .iter(overload.nelems())
-            .filter(|&cpu| cpu != dst_cpu && overload.test(cpu))
-            .find(|&cpu| steal_from(cpu));
+        let found = siblings.find(overload.nelems(), |cpu| {
+            cpu != dst_cpu && overload.test(cpu) && steal_from(cpu)
+        });
         if found.is_some() {
             return found;
         }
     }
-    overload
-        .iter_from(dst_cpu)
-        .filter(|&cpu| cpu != dst_cpu)
-        .find(|&cpu| steal_from(cpu))
+    let mut prev = None;
+    while let Some(cpu) = overload.next(dst_cpu, prev) {
+        if cpu != dst_cpu && steal_from(cpu) {
+            return Some(cpu);
+        }
+        prev = Some(cpu);
+    }
+    None
 }
