@@ -65,12 +65,13 @@ export CACHE KSRC KOUT KERNEL_DEB_VERSION VNG VM_CPUS VM_NUMA VM_MEMORY VM_KVM V
 export STEAL_GUEST
 
 .PHONY: help deps kernel-src apply config build vm-test kunit userspace-test userspace-test-verbose clippy \
-	check-panics steal-bench pure-c run test clean distclean
+	check-panics steal-bench pure-c rustfmt rustfmtcheck run test clean distclean
 
 help:
 	@echo "make run     build, boot the 2-node SMT VM, run the KUnit suites, print C vs Rust"
 	@echo "make test    all tests: userspace (cargo test + clippy), kernel build, KUnit in the VM"
-	@echo "steps:       deps kernel-src apply config build vm-test steal-bench userspace-test clippy check-panics"
+	@echo "steps:       deps kernel-src apply config build vm-test steal-bench pure-c"
+	@echo "             userspace-test clippy rustfmt rustfmtcheck check-panics"
 
 deps:
 	scripts/deps.sh
@@ -113,6 +114,16 @@ userspace-test-verbose:
 
 clippy:
 	cd rust && cargo clippy --quiet --all-targets -- -D warnings
+
+# rustfmt with the kernel's settings (rust/.rustfmt.toml), as make rustfmtcheck
+# in the tree would check these files.
+RUSTFMT ?= /usr/bin/rustfmt
+RUST_SOURCES = $(shell find rust/kernel rust/src rust/tests -name '*.rs')
+rustfmt:
+	$(RUSTFMT) $(RUST_SOURCES)
+
+rustfmtcheck:
+	$(RUSTFMT) --check $(RUST_SOURCES)
 
 # The same VM kernel with every sched-rust option off, in its own build
 # folder: it must build, boot, and steal with the C walk alone.

@@ -8,6 +8,7 @@
 #
 #   userspace   cargo test: property tests of the Rust core (each test counts)
 #   clippy      cargo clippy -D warnings on the same crate (counts as one)
+#   rustfmt     the Rust sources formatted as the kernel's rustfmtcheck wants
 #   kernel      make build: the patched kernel (counts as one)
 #   panics      scripts/check-panics.sh on the Rust object (counts as one)
 #   kunit       the KUnit suites in the VM (each test case counts)
@@ -51,6 +52,7 @@ read -r p f < <(awk '/^test result:/ { p += $4; f += $6 } END { print p + 0, f +
 count userspace "$p" "$f"
 
 if run_step clippy "$logs/clippy.log" make -C "$top" --no-print-directory clippy; then count clippy 1 0; else count clippy 0 1; fi
+if run_step rustfmt "$logs/rustfmt.log" make -C "$top" --no-print-directory rustfmtcheck; then count rustfmt 1 0; else count rustfmt 0 1; fi
 
 if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; then
 	count kernel 1 0

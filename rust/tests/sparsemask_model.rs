@@ -25,7 +25,10 @@ fn next_walk(mask: &SparseMask<'_>, origin: u32) -> Vec<u32> {
     let mut out = Vec::new();
     let mut prev = None;
     while let Some(e) = mask.next(origin, prev) {
-        assert!(out.len() <= mask.nelems() as usize, "walk does not terminate");
+        assert!(
+            out.len() <= mask.nelems() as usize,
+            "walk does not terminate"
+        );
         out.push(e);
         prev = Some(e);
     }
@@ -124,7 +127,11 @@ fn v4_defect_regressions() {
         let storage = chunks(n, d);
         let mask = SparseMask::new(n, d, &storage).unwrap();
         set.iter().for_each(|&e| mask.set(e));
-        assert_eq!(next_walk(&mask, origin), want, "n={n} d={d} origin={origin}");
+        assert_eq!(
+            next_walk(&mask, origin),
+            want,
+            "n={n} d={d} origin={origin}"
+        );
     }
 }
 
@@ -132,7 +139,10 @@ fn v4_defect_regressions() {
 fn bad_construction_is_refused() {
     let storage = chunks(8, 3);
     assert!(SparseMask::new(8, DENSITY_MAX + 1, &storage).is_none());
-    assert!(SparseMask::new(16, 3, &storage).is_none(), "needs 3 chunks, has 2");
+    assert!(
+        SparseMask::new(16, 3, &storage).is_none(),
+        "needs 3 chunks, has 2"
+    );
     assert!(SparseMask::new(15, 3, &storage).is_some());
     assert_eq!(chunks_for(0, 0), Some(1));
     assert_eq!(chunks_for(8192, 3), Some(1025));

@@ -82,8 +82,20 @@ fn empty_mask_and_lone_destination_try_nothing() {
     let overload = SparseMask::new(13, DENSITY_DEFAULT, &chunks).unwrap();
     let words = [AtomicUsize::new(0b11 << 4)];
     let mut tried = 0;
-    assert_eq!(steal_search(&overload, Some(CpuBitmap::new(&words)), 5, |_| { tried += 1; true }), None);
+    assert_eq!(
+        steal_search(&overload, Some(CpuBitmap::new(&words)), 5, |_| {
+            tried += 1;
+            true
+        }),
+        None
+    );
     overload.set(5);
-    assert_eq!(steal_search(&overload, Some(CpuBitmap::new(&words)), 5, |_| { tried += 1; true }), None);
+    assert_eq!(
+        steal_search(&overload, Some(CpuBitmap::new(&words)), 5, |_| {
+            tried += 1;
+            true
+        }),
+        None
+    );
     assert_eq!(tried, 0);
 }

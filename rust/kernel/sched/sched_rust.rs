@@ -24,7 +24,10 @@
     clippy::panic
 )]
 
-use kernel::{bindings, ffi::c_int};
+use kernel::{
+    bindings,
+    ffi::c_int, //
+};
 
 #[cfg(CONFIG_SCHED_RUST_SPARSEMASK)]
 #[path = "sched_rust/sparsemask.rs"]
@@ -38,8 +41,16 @@ pub mod steal;
 /// `kernel/sched/sparsemask.h`.
 #[cfg(CONFIG_SCHED_RUST_SPARSEMASK)]
 pub mod sparsemask_ffi {
-    use super::sparsemask::{chunks_for, Chunk, SparseMask, CHUNK_BYTES};
-    use super::{bindings, c_int};
+    use super::sparsemask::{
+        chunks_for,
+        Chunk,
+        SparseMask,
+        CHUNK_BYTES, //
+    };
+    use super::{
+        bindings,
+        c_int, //
+    };
     use kernel::prelude::*;
 
     /// The header of `struct sparsemask`; the chunk array follows it, one
@@ -252,11 +263,22 @@ pub mod sparsemask_ffi {
 #[cfg(CONFIG_SCHED_RUST_STEAL)]
 pub mod steal_ffi {
     use super::sparsemask_ffi::borrow;
-    use super::steal::{steal_search, CpuBitmap};
-    use super::{bindings, c_int};
-    use core::ffi::c_void;
+    use super::steal::{
+        steal_search,
+        CpuBitmap, //
+    };
+    use super::{
+        bindings,
+        c_int, //
+    };
     use core::sync::atomic::AtomicUsize;
-    use kernel::{ffi::c_ulong, prelude::*};
+    use kernel::{
+        ffi::{
+            c_ulong,
+            c_void, //
+        },
+        prelude::*,
+    };
 
     /// Tries the steal candidates of `dst_cpu` in order, calling
     /// `steal_from(arg, cpu)` on each until one returns true: first the SMT
@@ -285,9 +307,11 @@ pub mod steal_ffi {
         arg: *mut c_void,
     ) -> c_int {
         // SAFETY: the caller's contract is `borrow()`'s.
-        let (Some(overload), Ok(dst), Some(steal_from)) =
-            (unsafe { borrow(overload) }, u32::try_from(dst_cpu), steal_from)
-        else {
+        let (Some(overload), Ok(dst), Some(steal_from)) = (
+            unsafe { borrow(overload) },
+            u32::try_from(dst_cpu),
+            steal_from,
+        ) else {
             return -1;
         };
         let siblings = (!smt_siblings.is_null()).then(|| {
@@ -307,6 +331,8 @@ pub mod steal_ffi {
             // below `nelems`.
             unsafe { steal_from(arg, cpu) }
         });
-        found.and_then(|cpu| c_int::try_from(cpu).ok()).unwrap_or(-1)
+        found
+            .and_then(|cpu| c_int::try_from(cpu).ok())
+            .unwrap_or(-1)
     }
 }

@@ -25,7 +25,10 @@
 //! tests and benchmarks. It never panics: no indexing, no unchecked
 //! arithmetic, no `unwrap()`.
 
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{
+    AtomicUsize,
+    Ordering, //
+};
 
 /// The largest density: every bit of a chunk's word is an element.
 pub const DENSITY_MAX: u32 = usize::BITS.trailing_zeros();

@@ -21,7 +21,10 @@
 //! `steal_from` closure here, a call back into C in the kernel. One call from
 //! C runs the whole walk.
 
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{
+    AtomicUsize,
+    Ordering, //
+};
 
 use super::sparsemask::SparseMask;
 
