@@ -52,7 +52,7 @@ VM_MEMORY ?= 1G
 VM_KVM    ?= 0
 VM_TIMEOUT ?= 1500
 # KUnit suites that must appear in the VM's output (a missing one fails).
-KUNIT_SUITES ?= sched_rust_sparsemask sched_rust_sparsemask_rust sched_rust_steal
+KUNIT_SUITES ?= sched_rust_sparsemask sched_rust_sparsemask_rust sched_rust_steal sched_rust_steal_rust
 
 # The steal benchmark in the guest: hackbench with stealing off, the C walk and
 # the Rust walk, interleaved. make test runs a short version as a function check.
@@ -65,12 +65,12 @@ export CACHE KSRC KOUT KERNEL_DEB_VERSION VNG VM_CPUS VM_NUMA VM_MEMORY VM_KVM V
 export STEAL_GUEST
 
 .PHONY: help deps kernel-src apply config build vm-test kunit userspace-test userspace-test-verbose clippy \
-	check-panics steal-bench pure-c rustfmt rustfmtcheck run test clean distclean
+	check-panics steal-bench pure-c cfi rustfmt rustfmtcheck run test clean distclean
 
 help:
 	@echo "make run     build, boot the 2-node SMT VM, run the KUnit suites, print C vs Rust"
 	@echo "make test    all tests: userspace (cargo test + clippy), kernel build, KUnit in the VM"
-	@echo "steps:       deps kernel-src apply config build vm-test steal-bench pure-c"
+	@echo "steps:       deps kernel-src apply config build vm-test steal-bench pure-c cfi"
 	@echo "             userspace-test clippy rustfmt rustfmtcheck check-panics"
 
 deps:
@@ -134,6 +134,16 @@ pure-c: apply
 	! grep -q sched_rust $(PURE_C_KOUT)/System.map
 	KOUT=$(PURE_C_KOUT) KUNIT_SUITES= VM_EXTRA="STEAL_MODES='off c' $(STEAL_GUEST)" \
 		scripts/vm-kunit.sh
+	scripts/steal-report.py $(CACHE)/vm
+
+# The VM kernel with kCFI, in its own build folder: the Rust walk's calls
+# back into C (steal_from(), the KUnit recorder) must pass the type checks.
+CFI_KOUT ?= $(CACHE)/build-cfi
+cfi: STEAL_ROUNDS = 2
+cfi: apply
+	$(MAKE) --no-print-directory build KOUT=$(CFI_KOUT) \
+		CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS) configs/cfi.config"
+	KOUT=$(CFI_KOUT) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scripts/vm-kunit.sh
 	scripts/steal-report.py $(CACHE)/vm
 
 run: build

@@ -56,10 +56,10 @@ pub mod sparsemask_ffi {
     /// The header of `struct sparsemask`; the chunk array follows it, one
     /// cache line in.
     #[repr(C)]
-    struct Header {
-        nelems: i16,
-        density: i16,
-        chunks: [Chunk; 0],
+    pub(crate) struct Header {
+        pub(crate) nelems: i16,
+        pub(crate) density: i16,
+        pub(crate) chunks: [Chunk; 0],
     }
 
     const _: () = assert!(core::mem::offset_of!(Header, chunks) == CHUNK_BYTES);
@@ -325,8 +325,10 @@ pub mod steal_ffi {
             })
         });
         let found = steal_search(&overload, siblings, dst, |cpu| {
-            // `cpu < nelems <= i16::MAX`, so it fits a `c_int`.
-            let cpu = c_int::try_from(cpu).unwrap_or(c_int::MAX);
+            // `cpu < nelems <= i16::MAX`: it always fits a `c_int`.
+            let Ok(cpu) = c_int::try_from(cpu) else {
+                return false;
+            };
             // SAFETY: the caller allows `steal_from(arg, cpu)` for any CPU
             // below `nelems`.
             unsafe { steal_from(arg, cpu) }
@@ -334,5 +336,102 @@ pub mod steal_ffi {
         found
             .and_then(|cpu| c_int::try_from(cpu).ok())
             .unwrap_or(-1)
+    }
+
+    /// The boundary on bad arguments, and the walk's order seen through the
+    /// export. (`steal_kunit.c` compares the C and Rust walks at length.)
+    #[cfg(CONFIG_SCHED_RUST_KUNIT_TEST)]
+    #[kunit_tests(sched_rust_steal_rust)]
+    mod tests {
+        use super::super::sparsemask::Chunk;
+        use super::super::sparsemask_ffi::Header;
+        use super::*;
+
+        /// A 16-CPU mask at density 3: two chunks of 8 CPUs, and the spare.
+        #[repr(C)]
+        struct Storage {
+            header: Header,
+            chunks: [Chunk; 3],
+        }
+
+        /// The CPUs a walk tried, and the one CPU that gives up a task.
+        struct Record {
+            tried: [c_int; 8],
+            len: usize,
+            accept: c_int,
+        }
+
+        unsafe extern "C" fn record(arg: *mut c_void, cpu: c_int) -> bool {
+            // SAFETY: every test passes a `Record` it owns as `arg`.
+            let rec = unsafe { &mut *arg.cast::<Record>() };
+            if let Some(slot) = rec.tried.get_mut(rec.len) {
+                *slot = cpu;
+            }
+            rec.len = rec.len.saturating_add(1);
+            cpu == rec.accept
+        }
+
+        /// Overloaded CPUs 1, 5 and 9.
+        fn storage(nelems: i16) -> Storage {
+            let s = Storage {
+                header: Header {
+                    nelems,
+                    density: 3,
+                    chunks: [],
+                },
+                chunks: Default::default(),
+            };
+            s.chunks
+                .iter()
+                .zip([(1 << 1) | (1 << 5), 1 << 1])
+                .for_each(|(c, w)| c.store(w));
+            s
+        }
+
+        fn walk(
+            s: &mut Storage,
+            dst: c_int,
+            accept: c_int,
+            fun: bindings::steal_from_fn,
+        ) -> (c_int, Record) {
+            let mut rec = Record {
+                tried: [-1; 8],
+                len: 0,
+                accept,
+            };
+            let mask = core::ptr::from_mut(s).cast::<bindings::sparsemask>();
+            let arg = core::ptr::from_mut(&mut rec).cast::<c_void>();
+            // SAFETY: `mask` is a 16-CPU mask with all its chunks, there is
+            // no SMT bitmap, and `record` accepts any CPU with `rec`.
+            let got = unsafe { sched_rust_steal_search(mask, core::ptr::null(), dst, fun, arg) };
+            (got, rec)
+        }
+
+        #[test]
+        fn walk_order_from_dst() {
+            let mut s = storage(16);
+            // Everything refuses: 9, then wrap to 1; 5 is the destination.
+            let (got, rec) = walk(&mut s, 5, -1, Some(record));
+            assert_eq!(got, -1);
+            assert_eq!(rec.len, 2);
+            assert_eq!(rec.tried.get(..2), Some(&[9, 1][..]));
+            // The second candidate accepts: the walk stops there.
+            let (got, rec) = walk(&mut s, 5, 1, Some(record));
+            assert_eq!(got, 1);
+            assert_eq!(rec.len, 2);
+        }
+
+        #[test]
+        fn bad_arguments_try_nothing() {
+            let mut s = storage(16);
+            let (got, rec) = walk(&mut s, -1, 1, Some(record));
+            assert_eq!((got, rec.len), (-1, 0));
+            let (got, rec) = walk(&mut s, 5, 1, None);
+            assert_eq!((got, rec.len), (-1, 0));
+            // A header no valid mask has is an empty mask.
+            let mut s = storage(-16);
+            let (got, rec) = walk(&mut s, 5, 1, Some(record));
+            assert_eq!((got, rec.len), (-1, 0));
+        }
     }
 }
