@@ -69,7 +69,8 @@ export STEAL_GUEST
 
 help:
 	@echo "make run     build, boot the 2-node SMT VM, run the KUnit suites, print C vs Rust"
-	@echo "make test    all tests: userspace (cargo test + clippy), kernel build, KUnit in the VM"
+	@echo "make test    all tests: userspace (cargo test, clippy, rustfmt), kernel build, no-panic"
+	@echo "             check, KUnit and a steal check (hackbench off/C/Rust) in the VM"
 	@echo "steps:       deps kernel-src apply config build vm-test steal-bench pure-c cfi"
 	@echo "             userspace-test clippy rustfmt rustfmtcheck check-panics"
 
@@ -146,10 +147,9 @@ cfi: apply
 	KOUT=$(CFI_KOUT) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scripts/vm-kunit.sh
 	scripts/steal-report.py $(CACHE)/vm
 
-run: build
-	VM_EXTRA="$(STEAL_GUEST)" scripts/vm-kunit.sh
+# The main job: the boot of steal-bench, then the microbenchmark it read.
+run: steal-bench
 	scripts/print-comparison.sh
-	scripts/steal-report.py $(CACHE)/vm
 
 # The function check of the steal path needs fewer rounds than a benchmark.
 test: STEAL_ROUNDS = 3
@@ -157,7 +157,7 @@ test: deps
 	scripts/run-tests.sh
 
 clean:
-	rm -rf $(KOUT) $(CACHE)/vm
+	rm -rf $(KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(CACHE)/vm
 	cd rust && cargo clean
 
 distclean:

@@ -4,8 +4,8 @@
 # Install everything sched-rust needs on a Debian 12 (bookworm) host:
 #   - apt packages from the machine's own suites (bookworm, bookworm-security),
 #     pinned to the versions listed in scripts/deps.apt;
-#   - bindgen-cli from crates.io, pinned, into $CACHE/tools;
-#   - virtme-ng from PyPI, pinned, into the virtualenv $CACHE/venv.
+#   - bindgen-cli from the crates registry, pinned, into $CACHE/tools;
+#   - virtme-ng from the Python package index, pinned, into $CACHE/venv.
 #
 # Nothing is taken from another Debian suite here: pulling packages from
 # testing/unstable upgrades libc6 and friends of the base system.
