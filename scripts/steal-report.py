@@ -84,7 +84,11 @@ def main(vmdir):
     # With a handful of runs on a noisy emulated machine, a ratio of medians
     # means little when the runs of one mode spread wider than the modes differ.
     spread = max((max(t) - min(t)) / statistics.median(t) for t in times_of.values() if t)
-    if spread > 0.25:
+    fewest = min(len(t) for t in times_of.values())
+    if fewest < 3:
+        print(f"NOTE: {fewest} run(s) in a mode show no spread: the ratios above do not")
+        print("      rank the modes; the steal counts are the result.")
+    elif spread > 0.25:
         print(f"NOTE: runs of one mode spread over {spread:.0%} of their median: the")
         print("      ratios above do not rank the modes; the steal counts are the result.")
     print("(QEMU TCG guest: these times show that stealing works and what it does")
