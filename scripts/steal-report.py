@@ -83,8 +83,9 @@ def main(vmdir):
         print(f"median time ratio C/off:  {medians['c'] / medians['off']:.3f}")
     # With a handful of runs on a noisy emulated machine, a ratio of medians
     # means little when the runs of one mode spread wider than the modes differ.
-    spread = max((max(t) - min(t)) / statistics.median(t) for t in times_of.values() if t)
-    fewest = min(len(t) for t in times_of.values())
+    spread = max(((max(t) - min(t)) / statistics.median(t) for t in times_of.values() if t),
+                 default=0.0)
+    fewest = min((len(t) for t in times_of.values()), default=0)
     if fewest < 3:
         print(f"NOTE: {fewest} run(s) in a mode show no spread: the ratios above do not")
         print("      rank the modes; the steal counts are the result.")
