@@ -105,12 +105,7 @@ pub fn steal_search(
             return found;
         }
     }
-    let mut prev = None;
-    while let Some(cpu) = overload.next(dst_cpu, prev) {
-        if cpu != dst_cpu && steal_from(cpu) {
-            return Some(cpu);
-        }
-        prev = Some(cpu);
-    }
-    None
+    overload
+        .iter_from(dst_cpu)
+        .find(|&cpu| cpu != dst_cpu && steal_from(cpu))
 }
