@@ -6,7 +6,7 @@
 //! into vmlinux, included by `#[path]`: what is tested and benchmarked here
 //! is byte for byte the code the kernel runs. The kernel-only parts (the
 //! `#[export]` wrappers that turn C pointers into these types) live in the
-//! crate root under `kernel/sched/` and are not built here.
+//! `*_export.rs` files beside each core and are not built here.
 
 #![no_std]
 // The scheduler must never panic: the same lints as the kernel crate root.

@@ -15,9 +15,9 @@
  * CPU of the LLC updates on its own runnable transitions and which idle CPUs
  * search for a task to steal.
  *
- * This is the C implementation. kernel/sched/sched_rust.rs implements the
- * same operations on the same memory layout in Rust; sparsemask_kunit.c
- * checks that both agree.
+ * This is the C implementation. kernel/sched/sched_rust/sparsemask.rs
+ * implements the same operations on the same memory layout in Rust;
+ * sparsemask_kunit.c checks that both agree.
  *
  * Behaviour on bad input, identical in C and Rust: set and clear of an
  * element outside [0, nelems) do nothing, test of one returns false. The

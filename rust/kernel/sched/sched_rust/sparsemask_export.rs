@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Boundary of the sparsemask: `struct sparsemask` of
+//! `kernel/sched/sparsemask.h`.
+
+use super::sparsemask::{
+    chunks_for,
+    Chunk,
+    SparseMask,
+    CHUNK_BYTES, //
+};
+use kernel::{
+    bindings,
+    ffi::c_int,
+    prelude::*, //
+};
+
+/// The header of `struct sparsemask`; the chunk array follows it, one
+/// cache line in.
+#[repr(C)]
+pub(crate) struct Header {
+    pub(crate) nelems: i16,
+    pub(crate) density: i16,
+    pub(crate) chunks: [Chunk; 0],
+}
+
+const _: () = assert!(core::mem::offset_of!(Header, chunks) == CHUNK_BYTES);
+
+/// Borrows the mask at `mask`.
+///
+/// Returns `None` for a header that no valid mask has (a negative size,
+/// a density out of range): the callers then treat the mask as empty.
+///
+/// # Safety
+///
+/// `mask` points to a `struct sparsemask` initialised by
+/// `sparsemask_init()` in an allocation of
+/// `sparsemask_size(nelems, density)` bytes, which stays allocated for
+/// `'a`. Its words are only modified atomically while borrowed.
+#[inline]
+pub(crate) unsafe fn borrow<'a>(mask: *const bindings::sparsemask) -> Option<SparseMask<'a>> {
+    let header = mask.cast::<Header>();
+    // SAFETY: `mask` points to an initialised header (the caller's
+    // contract); `nelems` and `density` are never written after init.
+    let (nelems, density) = unsafe { ((*header).nelems, (*header).density) };
+    let nelems = u32::try_from(nelems).ok()?;
+    let density = u32::try_from(density).ok()?;
+    let len = chunks_for(nelems, density)?;
+    // SAFETY: `sparsemask_size()` made room for `len` chunks after the
+    // header, and `Chunk` has the layout of `struct sparsemask_chunk`
+    // (one `unsigned long`, cache-line aligned). `addr_of!` avoids
+    // creating a reference to the header's zero-length array.
+    let chunks = unsafe {
+        core::slice::from_raw_parts(core::ptr::addr_of!((*header).chunks).cast::<Chunk>(), len)
+    };
+    SparseMask::new(nelems, density, chunks)
+}
+
+/// Converts an element number from C; negative ones are out of range.
+#[inline]
+fn to_elem(elem: c_int) -> Option<u32> {
+    u32::try_from(elem).ok()
+}
+
+/// Atomically adds `elem` to `mask`; does nothing for an element outside
+/// `[0, nelems)`.
+///
+/// # Safety
+///
+/// `mask` points to a live `struct sparsemask` set up by
+/// `sparsemask_init()` (see `kernel/sched/sparsemask.h`).
+#[export]
+pub unsafe extern "C" fn sched_rust_sparsemask_set_elem(
+    mask: *mut bindings::sparsemask,
+    elem: c_int,
+) {
+    // SAFETY: the caller's contract is `borrow()`'s.
+    if let (Some(mask), Some(elem)) = (unsafe { borrow(mask) }, to_elem(elem)) {
+        mask.set(elem);
+    }
+}
+
+/// Atomically removes `elem` from `mask`; does nothing for an element
+/// outside `[0, nelems)`.
+///
+/// # Safety
+///
+/// As for [`sched_rust_sparsemask_set_elem`].
+#[export]
+pub unsafe extern "C" fn sched_rust_sparsemask_clear_elem(
+    mask: *mut bindings::sparsemask,
+    elem: c_int,
+) {
+    // SAFETY: the caller's contract is `borrow()`'s.
+    if let (Some(mask), Some(elem)) = (unsafe { borrow(mask) }, to_elem(elem)) {
+        mask.clear(elem);
+    }
+}
+
+/// Whether `elem` is in `mask`; false for an element outside
+/// `[0, nelems)`.
+///
+/// # Safety
+///
+/// As for [`sched_rust_sparsemask_set_elem`].
+#[export]
+pub unsafe extern "C" fn sched_rust_sparsemask_test_elem(
+    mask: *const bindings::sparsemask,
+    elem: c_int,
+) -> bool {
+    // SAFETY: the caller's contract is `borrow()`'s.
+    match (unsafe { borrow(mask) }, to_elem(elem)) {
+        (Some(mask), Some(elem)) => mask.test(elem),
+        _ => false,
+    }
+}
+
+/// The element after `prev` in the wrap-around walk of `mask` from
+/// `origin`, with the contract of the C `sparsemask_next()`: `prev == -1`
+/// starts the walk, and `nelems` is returned when it is complete (or
+/// when `prev` is neither -1 nor an element). An `origin` outside
+/// `[0, nelems)` counts as 0.
+///
+/// # Safety
+///
+/// As for [`sched_rust_sparsemask_set_elem`].
+#[export]
+pub unsafe extern "C" fn sched_rust_sparsemask_next(
+    mask: *const bindings::sparsemask,
+    origin: c_int,
+    prev: c_int,
+) -> c_int {
+    // SAFETY: the caller's contract is `borrow()`'s.
+    let Some(mask) = (unsafe { borrow(mask) }) else {
+        // An invalid header: an empty walk, ending at the recorded size.
+        // SAFETY: as above, `mask` points to a readable header.
+        return c_int::from(unsafe { (*mask.cast::<Header>()).nelems }).max(0);
+    };
+    let end = c_int::try_from(mask.nelems()).unwrap_or(c_int::MAX);
+    let prev = match prev {
+        -1 => None,
+        p => match to_elem(p) {
+            Some(p) => Some(p),
+            None => return end,
+        },
+    };
+    // An origin outside `[0, nelems)` counts as 0, negative ones too.
+    let origin = to_elem(origin).unwrap_or(0);
+    match mask.next(origin, prev) {
+        Some(e) => c_int::try_from(e).unwrap_or(end),
+        None => end,
+    }
+}
+
+/// The boundary on headers that no valid mask has: every operation
+/// must treat the mask as empty and write nothing. (The C functions do
+/// not check headers: `sparsemask_init()` refuses to make such masks.)
+#[cfg(CONFIG_SCHED_RUST_KUNIT_TEST)]
+#[kunit_tests(sched_rust_sparsemask_rust)]
+mod tests {
+    use super::*;
+
+    /// A header followed by the chunks a 100-element density-3 mask
+    /// would have, so a bad header cannot send a valid walk out of bounds.
+    #[repr(C)]
+    struct Storage {
+        header: Header,
+        chunks: [Chunk; 13],
+    }
+
+    fn storage(nelems: i16, density: i16) -> Storage {
+        Storage {
+            header: Header {
+                nelems,
+                density,
+                chunks: [],
+            },
+            chunks: Default::default(),
+        }
+    }
+
+    fn raw(s: &mut Storage) -> *mut bindings::sparsemask {
+        core::ptr::from_mut(s).cast()
+    }
+
+    #[test]
+    fn bad_header_is_an_empty_mask() {
+        for (nelems, density) in [(100, 7), (100, -1), (-5, 3), (100, i16::MAX)] {
+            let mut s = storage(nelems, density);
+            let mask = raw(&mut s);
+            // SAFETY: `mask` points to a header followed by 13 chunks,
+            // which is all a 100-element mask at density 3 needs.
+            unsafe {
+                sched_rust_sparsemask_set_elem(mask, 1);
+                assert!(!sched_rust_sparsemask_test_elem(mask, 1));
+                assert_eq!(
+                    sched_rust_sparsemask_next(mask, 0, -1),
+                    c_int::from(nelems).max(0)
+                );
+            }
+            assert!(s.chunks.iter().all(|c| c.load() == 0));
+        }
+    }
+
+    #[test]
+    fn density_max_uses_whole_words() {
+        let mut s = storage(100, 6);
+        let mask = raw(&mut s);
+        // SAFETY: 100 elements at density 6 need 2 chunks; 13 are there.
+        unsafe {
+            sched_rust_sparsemask_set_elem(mask, 63);
+            sched_rust_sparsemask_set_elem(mask, 64);
+            assert_eq!(sched_rust_sparsemask_next(mask, 64, -1), 64);
+            assert_eq!(sched_rust_sparsemask_next(mask, 64, 64), 63);
+            assert_eq!(sched_rust_sparsemask_next(mask, 64, 63), 100);
+        }
+        assert_eq!(s.chunks.first().map(Chunk::load), Some(1 << 63));
+        assert_eq!(s.chunks.get(1).map(Chunk::load), Some(1));
+    }
+}

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Boundary of the steal search: `steal_search()` of
+//! `kernel/sched/steal_search.h`.
+
+use super::sparsemask_export::borrow;
+use super::steal::{
+    steal_search,
+    CpuBitmap, //
+};
+use core::sync::atomic::AtomicUsize;
+use kernel::{
+    bindings,
+    ffi::{
+        c_int,
+        c_ulong,
+        c_void, //
+    },
+    prelude::*,
+};
+
+/// Tries the steal candidates of `dst_cpu` in order, calling
+/// `steal_from(arg, cpu)` on each until one returns true: first the SMT
+/// siblings in `smt_siblings` whose bit is set in `overload`, then every
+/// CPU of `overload` from `dst_cpu` up with wrap-around. `dst_cpu` is
+/// never tried. The contract is that of the C `steal_search()`.
+///
+/// Returns the CPU a task was stolen from, or -1 (also when `overload`
+/// has an invalid header, `dst_cpu` is negative, or `steal_from` is NULL).
+///
+/// # Safety
+///
+/// - `overload` points to a live `struct sparsemask` set up by
+///   `sparsemask_init()`.
+/// - `smt_siblings` is NULL or points to a bitmap of at least
+///   `overload->nelems` bits (a `struct cpumask` when `nelems` is
+///   `nr_cpu_ids`), live for the call.
+/// - `steal_from` may be called with `arg` and any CPU below
+///   `overload->nelems`.
+#[export]
+pub unsafe extern "C" fn sched_rust_steal_search(
+    overload: *const bindings::sparsemask,
+    smt_siblings: *const c_ulong,
+    dst_cpu: c_int,
+    steal_from: bindings::steal_from_fn,
+    arg: *mut c_void,
+) -> c_int {
+    // SAFETY: the caller's contract is `borrow()`'s.
+    let (Some(overload), Ok(dst), Some(steal_from)) = (
+        unsafe { borrow(overload) },
+        u32::try_from(dst_cpu),
+        steal_from,
+    ) else {
+        return -1;
+    };
+    let siblings = (!smt_siblings.is_null()).then(|| {
+        let words = overload.nelems().div_ceil(usize::BITS) as usize;
+        // SAFETY: the caller provides `nelems` bits, that is `words`
+        // whole `unsigned long`s, which have the size and alignment of
+        // `AtomicUsize`; concurrent writers use atomic bitops or hold
+        // the hotplug lock, and a stale view of a hint is harmless.
+        CpuBitmap::new(unsafe {
+            core::slice::from_raw_parts(smt_siblings.cast::<AtomicUsize>(), words)
+        })
+    });
+    let found = steal_search(&overload, siblings, dst, |cpu| {
+        // `cpu < nelems <= i16::MAX`: it always fits a `c_int`.
+        let Ok(cpu) = c_int::try_from(cpu) else {
+            return false;
+        };
+        // SAFETY: the caller allows `steal_from(arg, cpu)` for any CPU
+        // below `nelems`.
+        unsafe { steal_from(arg, cpu) }
+    });
+    found
+        .and_then(|cpu| c_int::try_from(cpu).ok())
+        .unwrap_or(-1)
+}
+
+/// The boundary on bad arguments, and the walk's order seen through the
+/// export. (`steal_kunit.c` compares the C and Rust walks at length.)
+#[cfg(CONFIG_SCHED_RUST_KUNIT_TEST)]
+#[kunit_tests(sched_rust_steal_rust)]
+mod tests {
+    use super::super::sparsemask::Chunk;
+    use super::super::sparsemask_export::Header;
+    use super::*;
+
+    /// A 16-CPU mask at density 3: two chunks of 8 CPUs, and the spare.
+    #[repr(C)]
+    struct Storage {
+        header: Header,
+        chunks: [Chunk; 3],
+    }
+
+    /// The CPUs a walk tried, and the one CPU that gives up a task.
+    struct Record {
+        tried: [c_int; 8],
+        len: usize,
+        accept: c_int,
+    }
+
+    unsafe extern "C" fn record(arg: *mut c_void, cpu: c_int) -> bool {
+        // SAFETY: every test passes a `Record` it owns as `arg`.
+        let rec = unsafe { &mut *arg.cast::<Record>() };
+        if let Some(slot) = rec.tried.get_mut(rec.len) {
+            *slot = cpu;
+        }
+        rec.len = rec.len.saturating_add(1);
+        cpu == rec.accept
+    }
+
+    /// Overloaded CPUs 1, 5 and 9.
+    fn storage(nelems: i16) -> Storage {
+        let s = Storage {
+            header: Header {
+                nelems,
+                density: 3,
+                chunks: [],
+            },
+            chunks: Default::default(),
+        };
+        s.chunks
+            .iter()
+            .zip([(1 << 1) | (1 << 5), 1 << 1])
+            .for_each(|(c, w)| c.store(w));
+        s
+    }
+
+    fn walk(
+        s: &mut Storage,
+        dst: c_int,
+        accept: c_int,
+        fun: bindings::steal_from_fn,
+    ) -> (c_int, Record) {
+        let mut rec = Record {
+            tried: [-1; 8],
+            len: 0,
+            accept,
+        };
+        let mask = core::ptr::from_mut(s).cast::<bindings::sparsemask>();
+        let arg = core::ptr::from_mut(&mut rec).cast::<c_void>();
+        // SAFETY: `mask` is a 16-CPU mask with all its chunks, there is
+        // no SMT bitmap, and `record` accepts any CPU with `rec`.
+        let got = unsafe { sched_rust_steal_search(mask, core::ptr::null(), dst, fun, arg) };
+        (got, rec)
+    }
+
+    #[test]
+    fn walk_order_from_dst() {
+        let mut s = storage(16);
+        // Everything refuses: 9, then wrap to 1; 5 is the destination.
+        let (got, rec) = walk(&mut s, 5, -1, Some(record));
+        assert_eq!(got, -1);
+        assert_eq!(rec.len, 2);
+        assert_eq!(rec.tried.get(..2), Some(&[9, 1][..]));
+        // The second candidate accepts: the walk stops there.
+        let (got, rec) = walk(&mut s, 5, 1, Some(record));
+        assert_eq!(got, 1);
+        assert_eq!(rec.len, 2);
+    }
+
+    #[test]
+    fn bad_arguments_try_nothing() {
+        let mut s = storage(16);
+        let (got, rec) = walk(&mut s, -1, 1, Some(record));
+        assert_eq!((got, rec.len), (-1, 0));
+        let (got, rec) = walk(&mut s, 5, 1, None);
+        assert_eq!((got, rec.len), (-1, 0));
+        // A header no valid mask has is an empty mask.
+        let mut s = storage(-16);
+        let (got, rec) = walk(&mut s, 5, 1, Some(record));
+        assert_eq!((got, rec.len), (-1, 0));
+    }
+}
