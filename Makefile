@@ -42,7 +42,7 @@ KMAKE = $(MAKE) -C $(KSRC) O=$(KOUT) -j$(JOBS) \
 	LIBCLANG_PATH=/usr/lib/llvm-$(LLVM_VERSION)/lib
 
 # Config fragments merged onto tinyconfig, in this order.
-CONFIG_FRAGMENTS ?= configs/vm-base.config configs/sched-rust.config
+CONFIG_FRAGMENTS ?= configs/vm-base.config configs/sched-ext.config configs/sched-rust.config
 
 # VM topology: 8 CPUs = 2 sockets x 2 cores x 2 threads, one NUMA node per socket.
 VM_CPUS   ?= 8,sockets=2,cores=2,threads=2
@@ -52,7 +52,8 @@ VM_MEMORY ?= 1G
 VM_KVM    ?= 0
 VM_TIMEOUT ?= 1500
 # KUnit suites that must appear in the VM's output (a missing one fails).
-KUNIT_SUITES ?= sched_rust_sparsemask sched_rust_sparsemask_rust sched_rust_steal sched_rust_steal_rust
+KUNIT_SUITES ?= sched_rust_sparsemask sched_rust_sparsemask_rust sched_rust_steal sched_rust_steal_rust \
+	sched_rust_idle_pick sched_rust_idle_pick_rust
 
 # The steal benchmark in the guest: hackbench with stealing off, the C walk and
 # the Rust walk, interleaved. make test runs a short version as a function check.

@@ -23,3 +23,6 @@ pub mod sparsemask;
 
 #[path = "../kernel/sched/sched_rust/steal.rs"]
 pub mod steal;
+
+#[path = "../kernel/sched/sched_rust/idle_pick.rs"]
+pub mod idle_pick;

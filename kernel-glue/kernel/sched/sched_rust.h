@@ -16,6 +16,8 @@
 
 #include <linux/types.h>
 
+#include "ext/idle_pick.h"	/* struct scx_idle_topo, a plain view */
+
 struct sparsemask;
 
 /* Try to steal a task from @src_cpu for the caller's CPU; true on success. */
@@ -38,5 +40,25 @@ int sched_rust_sparsemask_next(const struct sparsemask *mask, int origin, int pr
 int sched_rust_steal_search(const struct sparsemask *overload,
 			    const unsigned long *smt_siblings, int dst_cpu,
 			    steal_from_fn steal_from, void *arg);
+
+/*
+ * The contracts are those of the C functions in kernel/sched/ext/idle_pick.h
+ * (scx_idle_topo_test_and_clear_cpu(), scx_idle_topo_pick_in_node(),
+ * scx_idle_topo_pick()). sched_rust_idle_pick() walks the other nodes in the
+ * order of @topo->node_order, which sched_rust_idle_build_node_order() fills
+ * from @topo->distance, rather than searching for the nearest one each time.
+ * NULL pointers and out-of-range CPUs or nodes claim nothing (false, -EBUSY).
+ */
+bool sched_rust_idle_test_and_clear_cpu(const struct scx_idle_topo *topo,
+					int cpu, unsigned int state);
+s32 sched_rust_idle_pick_in_node(const struct scx_idle_topo *topo,
+				 const unsigned long *cpus_allowed, int node,
+				 u64 flags, unsigned int state,
+				 unsigned int *cursor);
+s32 sched_rust_idle_pick(const struct scx_idle_topo *topo,
+			 const unsigned long *cpus_allowed, int node, u64 flags,
+			 unsigned int state, unsigned int *cursor);
+bool sched_rust_idle_build_node_order(const unsigned int *distance,
+				      unsigned int nr_nodes, u16 *order);
 
 #endif /* _KERNEL_SCHED_SCHED_RUST_H */

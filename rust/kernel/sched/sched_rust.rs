@@ -39,3 +39,10 @@ pub mod steal;
 #[cfg(CONFIG_SCHED_RUST_STEAL)]
 #[path = "sched_rust/steal_export.rs"]
 pub mod steal_export;
+
+#[cfg(CONFIG_SCHED_RUST_IDLE_PICK)]
+#[path = "sched_rust/idle_pick.rs"]
+pub mod idle_pick;
+#[cfg(CONFIG_SCHED_RUST_IDLE_PICK)]
+#[path = "sched_rust/idle_pick_export.rs"]
+pub mod idle_pick_export;

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: sched_ext's idle CPU picking in C (ext/idle_pick.h) against Rust
+ * (sched_rust/idle_pick.rs), on synthetic machines described by struct
+ * scx_idle_topo: 1 to 32 nodes with random distance tables, 1 to 4 threads
+ * per core, SMT on and off, per-node and global masks, offline nodes, and
+ * offline CPUs that are not their own SMT sibling.
+ *
+ * Each case builds two identical copies of the idle masks and runs the same
+ * picks on them, one copy with the C functions and one with the Rust ones,
+ * from the same cursor: both must return the same CPUs, move the cursor
+ * alike and leave identical masks. A last case lets kthreads pick from one
+ * set of masks at once, C and Rust mixed: each idle CPU must be claimed
+ * exactly once.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/prandom.h>
+#include <linux/slab.h>
+
+#include "sched_rust.h"
+
+#define MAX_CPUS	256
+#define MAX_NODES	32
+#define WORDS		BITS_TO_LONGS(MAX_CPUS)
+#define RANDOM_CASES	10000
+
+/* A synthetic machine and two copies of its idle masks (C, Rust). */
+struct machine {
+	unsigned int nr_cpus, nr_nodes, threads;
+	unsigned long siblings[MAX_CPUS][WORDS];
+	const unsigned long *sibling_ptrs[MAX_CPUS];
+	int cpu_node[MAX_CPUS];
+	unsigned long online[BITS_TO_LONGS(MAX_NODES)];
+	unsigned int distance[MAX_NODES * MAX_NODES];
+	u16 order[MAX_NODES * MAX_NODES];
+	/* [copy][nr_nodes + 1]: index MAX_NODES is the global pair */
+	unsigned long cpu[2][MAX_NODES + 1][WORDS];
+	unsigned long smt[2][MAX_NODES + 1][WORDS];
+	struct scx_idle_masks nodes[2][MAX_NODES];
+	struct scx_idle_topo topo[2];
+	nodemask_t unvisited;
+};
+
+static struct rnd_state rnd;
+
+static u32 rand_below(u32 n)
+{
+	return n ? prandom_u32_state(&rnd) % n : 0;
+}
+
+/* The views of both copies; call after filling the tables. */
+static void machine_views(struct machine *m)
+{
+	int c, n;
+
+	for (c = 0; c < 2; c++) {
+		for (n = 0; n < m->nr_nodes; n++) {
+			m->nodes[c][n].cpu = m->cpu[c][n];
+			m->nodes[c][n].smt = m->smt[c][n];
+		}
+		m->topo[c] = (struct scx_idle_topo) {
+			.nr_cpus = m->nr_cpus,
+			.nr_nodes = m->nr_nodes,
+			.smt_siblings = m->sibling_ptrs,
+			.cpu_node = m->cpu_node,
+			.global = { m->cpu[c][MAX_NODES], m->smt[c][MAX_NODES] },
+			.nodes = m->nodes[c],
+			.online_nodes = m->online,
+			.distance = m->distance,
+			.node_order = m->order,
+		};
+	}
+}
+
+/*
+ * @nodes nodes of @cores cores of @threads threads; CPUs numbered core by
+ * core, node by node. @idle_pct of the CPUs idle; 1 in 8 CPUs offline (not
+ * its own sibling); each node other than 0 offline with probability 1/4.
+ */
+static void machine_build(struct kunit *test, struct machine *m,
+			  unsigned int nodes, unsigned int cores,
+			  unsigned int threads, unsigned int idle_pct)
+{
+	unsigned int cpu, o, n, to;
+
+	memset(m, 0, sizeof(*m));
+	m->nr_nodes = nodes;
+	m->threads = threads;
+	m->nr_cpus = nodes * cores * threads;
+	KUNIT_ASSERT_LE(test, m->nr_cpus, MAX_CPUS);
+
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		bool offline = rand_below(8) == 0;
+
+		m->cpu_node[cpu] = cpu / (cores * threads);
+		for (o = cpu - cpu % threads; o < cpu - cpu % threads + threads; o++)
+			if (o != cpu || !offline)
+				__set_bit(o, m->siblings[cpu]);
+		m->sibling_ptrs[cpu] = m->siblings[cpu];
+	}
+	for (n = 0; n < nodes; n++) {
+		if (n == 0 || rand_below(4))
+			__set_bit(n, m->online);
+		for (to = 0; to < nodes; to++)
+			m->distance[n * nodes + to] = n == to ? 10 : 11 + rand_below(30);
+	}
+	KUNIT_ASSERT_TRUE(test, sched_rust_idle_build_node_order(m->distance, nodes,
+								 m->order));
+
+	/* Idle CPUs in their node's masks and in the global ones. */
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		if (rand_below(100) >= idle_pct)
+			continue;
+		__set_bit(cpu, m->cpu[0][m->cpu_node[cpu]]);
+		__set_bit(cpu, m->cpu[0][MAX_NODES]);
+	}
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		unsigned int first = cpu - cpu % threads, whole = 1;
+
+		for (o = first; o < first + threads; o++)
+			whole &= test_bit(o, m->cpu[0][MAX_NODES]);
+		if (whole) {
+			__set_bit(cpu, m->smt[0][m->cpu_node[cpu]]);
+			__set_bit(cpu, m->smt[0][MAX_NODES]);
+		}
+	}
+	memcpy(m->cpu[1], m->cpu[0], sizeof(m->cpu[0]));
+	memcpy(m->smt[1], m->smt[0], sizeof(m->smt[0]));
+	machine_views(m);
+}
+
+/* Every CPU its own sibling: no offline CPU. */
+static void machine_plain_siblings(struct machine *m)
+{
+	unsigned int cpu, o;
+
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		bitmap_zero(m->siblings[cpu], MAX_CPUS);
+		for (o = cpu - cpu % m->threads; o < cpu - cpu % m->threads + m->threads; o++)
+			__set_bit(o, m->siblings[cpu]);
+	}
+}
+
+static bool masks_equal(const struct machine *m)
+{
+	return !memcmp(m->cpu[0], m->cpu[1], sizeof(m->cpu[0])) &&
+	       !memcmp(m->smt[0], m->smt[1], sizeof(m->smt[0]));
+}
+
+enum pick_kind { PICK_ALL_NODES, PICK_IN_NODE, PICK_CLAIM };
+
+/* One operation in C and in Rust; both results must agree. */
+static void pick_both(struct kunit *test, struct machine *m, enum pick_kind kind,
+		      const unsigned long *allowed, int node, u64 flags,
+		      unsigned int state, unsigned int *cursor, int cpu)
+{
+	unsigned int c_cursor = *cursor, rust_cursor = *cursor;
+	s32 c_got, rust_got;
+
+	switch (kind) {
+	case PICK_ALL_NODES:
+		c_got = scx_idle_topo_pick(&m->topo[0], allowed, node, flags, state,
+					   &c_cursor, nodes_addr(m->unvisited));
+		rust_got = sched_rust_idle_pick(&m->topo[1], allowed, node, flags,
+						state, &rust_cursor);
+		break;
+	case PICK_IN_NODE:
+		c_got = scx_idle_topo_pick_in_node(&m->topo[0], allowed, node,
+						   flags, state, &c_cursor);
+		rust_got = sched_rust_idle_pick_in_node(&m->topo[1], allowed, node,
+							flags, state, &rust_cursor);
+		break;
+	default:
+		c_got = scx_idle_topo_test_and_clear_cpu(&m->topo[0], cpu, state);
+		rust_got = sched_rust_idle_test_and_clear_cpu(&m->topo[1], cpu, state);
+		break;
+	}
+	KUNIT_ASSERT_EQ_MSG(test, c_got, rust_got,
+			    "kind %d node %d flags %llu state %u cursor %u cpu %d, %u CPUs, %u nodes, %u threads",
+			    kind, node, flags, state, *cursor, cpu, m->nr_cpus,
+			    m->nr_nodes, m->threads);
+	KUNIT_ASSERT_EQ(test, c_cursor, rust_cursor);
+	KUNIT_ASSERT_TRUE_MSG(test, masks_equal(m), "masks differ after kind %d", kind);
+	*cursor = c_cursor;
+}
+
+/* An allowed mask: everything, nothing, random bits, or whole nodes only. */
+static void random_allowed(struct machine *m, unsigned long *allowed)
+{
+	unsigned int cpu, keep;
+
+	bitmap_zero(allowed, MAX_CPUS);
+	switch (rand_below(4)) {
+	case 0:
+		bitmap_fill(allowed, m->nr_cpus);
+		break;
+	case 1:
+		break;
+	case 2:
+		for (cpu = 0; cpu < m->nr_cpus; cpu++)
+			if (rand_below(2))
+				__set_bit(cpu, allowed);
+		break;
+	default:
+		keep = prandom_u32_state(&rnd);
+		for (cpu = 0; cpu < m->nr_cpus; cpu++)
+			if (keep & BIT(m->cpu_node[cpu] % 32))
+				__set_bit(cpu, allowed);
+		break;
+	}
+}
+
+static void idle_pick_random(struct kunit *test)
+{
+	struct machine *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	unsigned long *allowed = kunit_kcalloc(test, WORDS, sizeof(long), GFP_KERNEL);
+	unsigned int i, op, cases = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_NOT_NULL(test, allowed);
+	prandom_seed_state(&rnd, 0x5eed1d1e);
+
+	for (i = 0; i < RANDOM_CASES; i++) {
+		unsigned int nodes = 1 + rand_below(MAX_NODES);
+		unsigned int threads = 1 + rand_below(4);
+		unsigned int max_cores = MAX_CPUS / (nodes * threads);
+		unsigned int cores = 1 + rand_below(min(max_cores, 4U));
+		unsigned int cursor = rand_below(nodes * cores * threads + 2);
+
+		machine_build(test, m, nodes, cores, threads, rand_below(101));
+		/* Several picks on the same masks: claims change them. */
+		for (op = 0; op < 4; op++) {
+			bool global = rand_below(4) == 0;
+			unsigned int state = rand_below(2) ? SCX_IDLE_STATE_SMT_ACTIVE : 0;
+			u64 flags = rand_below(4);
+			int node = global ? NUMA_NO_NODE : rand_below(nodes);
+			enum pick_kind kind = rand_below(3);
+
+			if (!global)
+				state |= SCX_IDLE_STATE_PER_NODE;
+			random_allowed(m, allowed);
+			pick_both(test, m, kind, allowed, node, flags, state, &cursor,
+				  rand_below(m->nr_cpus + 1));
+			cases++;
+		}
+	}
+	kunit_info(test, "%u random picks on %u machines agree", cases, RANDOM_CASES);
+}
+
+/*
+ * Hand-made: 2 nodes of 2 cores of 2 threads, all idle; CPU 1 is offline
+ * (not its own sibling), node 1 is farther from 0 than node 2 in a 3-node
+ * table, and the walk must cross to node 2 first.
+ */
+static void idle_pick_edges(struct kunit *test)
+{
+	struct machine *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	unsigned long *allowed = kunit_kcalloc(test, WORDS, sizeof(long), GFP_KERNEL);
+	const unsigned int smt_node = SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE;
+	unsigned int cursor = 0, cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_NOT_NULL(test, allowed);
+	prandom_seed_state(&rnd, 1);
+	machine_build(test, m, 3, 2, 2, 100);
+	/* Every node online; CPU 1 offline; distances 0->1: 30, 0->2: 20. */
+	bitmap_fill(m->online, 3);
+	machine_plain_siblings(m);
+	bitmap_zero(m->siblings[1], MAX_CPUS);
+	__set_bit(0, m->siblings[1]);
+	m->distance[1] = 30;
+	m->distance[2] = 20;
+	KUNIT_ASSERT_TRUE(test, sched_rust_idle_build_node_order(m->distance, 3, m->order));
+	KUNIT_EXPECT_EQ(test, m->order[0], 0);
+	KUNIT_EXPECT_EQ(test, m->order[1], 2);
+	KUNIT_EXPECT_EQ(test, m->order[2], 1);
+
+	/* Empty allowed mask: -EBUSY everywhere, nothing written. */
+	pick_both(test, m, PICK_ALL_NODES, allowed, 0, 0, smt_node, &cursor, 0);
+	KUNIT_EXPECT_EQ(test, test_bit(0, m->cpu[1][0]), 1);
+
+	/*
+	 * Claiming offline CPU 1 clears its sibling 0 from the SMT mask, but
+	 * not 1 itself; claiming it again (it is gone from cpu) must clear it
+	 * from smt, or pickers would loop on it.
+	 */
+	pick_both(test, m, PICK_CLAIM, allowed, 0, 0, smt_node, &cursor, 1);
+	KUNIT_EXPECT_FALSE(test, test_bit(0, m->smt[1][0]));
+	KUNIT_EXPECT_TRUE(test, test_bit(1, m->smt[1][0]));
+	pick_both(test, m, PICK_CLAIM, allowed, 0, 0, smt_node, &cursor, 1);
+	KUNIT_EXPECT_FALSE(test, test_bit(1, m->smt[1][0]));
+
+	/* Core-only over node 0: CPUs 2-3 are the idle core left. */
+	bitmap_fill(allowed, m->nr_cpus);
+	pick_both(test, m, PICK_IN_NODE, allowed, 0, SCX_IDLE_PICK_CORE, smt_node,
+		  &cursor, 0);
+	KUNIT_EXPECT_EQ(test, cursor, 2);
+	/* 3 remains idle but its core is not whole: core-only gives up. */
+	pick_both(test, m, PICK_IN_NODE, allowed, 0, SCX_IDLE_PICK_CORE, smt_node,
+		  &cursor, 0);
+	KUNIT_EXPECT_EQ(test, test_bit(3, m->cpu[1][0]), 1);
+
+	/* Node 0 limited to itself, then the walk to node 2 (nearer than 1). */
+	bitmap_zero(allowed, MAX_CPUS);
+	for (cpu = 4; cpu < 12; cpu++)
+		__set_bit(cpu, allowed);
+	pick_both(test, m, PICK_ALL_NODES, allowed, 0, SCX_IDLE_PICK_IN_NODE,
+		  smt_node, &cursor, 0);
+	KUNIT_EXPECT_EQ(test, test_bit(4, m->cpu[1][1]), 1);
+	pick_both(test, m, PICK_ALL_NODES, allowed, 0, 0, smt_node, &cursor, 0);
+	KUNIT_EXPECT_GE(test, cursor, 8);
+	/* Node 2 offline: the walk goes to node 1. */
+	__clear_bit(2, m->online);
+	pick_both(test, m, PICK_ALL_NODES, allowed, 0, 0, smt_node, &cursor, 0);
+	KUNIT_EXPECT_LT(test, cursor, 8);
+
+	/* The global masks, SMT off: any CPU, and never another node walk. */
+	bitmap_fill(allowed, m->nr_cpus);
+	pick_both(test, m, PICK_ALL_NODES, allowed, NUMA_NO_NODE, 0, 0, &cursor, 0);
+	/* Bad input: nodes that are not nodes, CPUs out of range. */
+	pick_both(test, m, PICK_ALL_NODES, allowed, -2, 0, smt_node, &cursor, 0);
+	pick_both(test, m, PICK_IN_NODE, allowed, 3, 0, smt_node, &cursor, 0);
+	pick_both(test, m, PICK_CLAIM, allowed, 0, 0, smt_node, &cursor, -1);
+	pick_both(test, m, PICK_CLAIM, allowed, 0, 0, smt_node, &cursor, 12);
+	/* A cursor past the last CPU starts from 0. */
+	cursor = 1000;
+	pick_both(test, m, PICK_ALL_NODES, allowed, NUMA_NO_NODE, 0, 0, &cursor, 0);
+}
+
+/* Concurrent pickers on one set of masks. */
+#define RACE_THREADS	4
+#define RACE_CPUS	MAX_CPUS
+
+struct race {
+	struct machine *m;
+	unsigned long allowed[WORDS];
+	atomic_t claims[RACE_CPUS];
+	struct completion done[RACE_THREADS];
+	atomic_t go;
+};
+
+struct racer {
+	struct race *race;
+	int id;
+	nodemask_t unvisited;
+};
+
+static int race_fn(void *arg)
+{
+	struct racer *r = arg;
+	struct race *race = r->race;
+	const unsigned int state = SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE;
+	unsigned int cursor = r->id * 61;
+	s32 cpu;
+
+	while (!atomic_read(&race->go))
+		cpu_relax();
+	for (;;) {
+		/* Odd threads pick in Rust, even ones in C; two per node. */
+		if (r->id & 1)
+			cpu = sched_rust_idle_pick(&race->m->topo[0], race->allowed,
+						   r->id / 2, 0, state, &cursor);
+		else
+			cpu = scx_idle_topo_pick(&race->m->topo[0], race->allowed,
+						 r->id / 2, 0, state, &cursor,
+						 nodes_addr(r->unvisited));
+		if (cpu < 0)
+			break;
+		atomic_inc(&race->claims[cpu]);
+		cond_resched();
+	}
+	complete(&race->done[r->id]);
+	return 0;
+}
+
+static void idle_pick_concurrent(struct kunit *test)
+{
+	struct race *race = kunit_kzalloc(test, sizeof(*race), GFP_KERNEL);
+	struct racer racers[RACE_THREADS];
+	int i, cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, race);
+	race->m = kunit_kzalloc(test, sizeof(*race->m), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, race->m);
+	prandom_seed_state(&rnd, 2);
+	/* 2 nodes of 64 cores of 2 threads, every CPU idle, none offline. */
+	machine_build(test, race->m, 2, 64, 2, 100);
+	machine_plain_siblings(race->m);
+	bitmap_fill(race->m->online, 2);
+	bitmap_fill(race->allowed, RACE_CPUS);
+
+	for (i = 0; i < RACE_THREADS; i++) {
+		struct task_struct *t;
+
+		racers[i] = (struct racer) { .race = race, .id = i };
+		init_completion(&race->done[i]);
+		t = kthread_run(race_fn, &racers[i], "idle_pick_race/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
+	atomic_set(&race->go, 1);
+	/* No picker may spin forever: 60 s is ample even under emulation. */
+	for (i = 0; i < RACE_THREADS; i++)
+		KUNIT_ASSERT_NE_MSG(test, wait_for_completion_timeout(&race->done[i], 60 * HZ),
+				    0, "picker %d did not finish", i);
+	for (cpu = 0; cpu < RACE_CPUS; cpu++)
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&race->claims[cpu]), 1,
+				    "CPU %d claimed %d times", cpu,
+				    atomic_read(&race->claims[cpu]));
+}
+
+static struct kunit_case idle_pick_cases[] = {
+	KUNIT_CASE(idle_pick_edges),
+	KUNIT_CASE_SLOW(idle_pick_random),
+	KUNIT_CASE_SLOW(idle_pick_concurrent),
+	{}
+};
+
+static struct kunit_suite idle_pick_suite = {
+	.name = "sched_rust_idle_pick",
+	.test_cases = idle_pick_cases,
+};
+kunit_test_suite(idle_pick_suite);
+
+MODULE_DESCRIPTION("sched_ext idle CPU picking: C against Rust");
+MODULE_LICENSE("GPL");

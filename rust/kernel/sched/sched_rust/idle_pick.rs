@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Idle CPU picking of sched_ext's built-in idle policy, per NUMA node.
+//!
+//! C header: [`kernel/sched/ext/idle_pick.h`](srctree/kernel/sched/ext/idle_pick.h).
+//!
+//! sched_ext tracks idle CPUs in two bitmaps per NUMA node (or in one global
+//! pair when the BPF scheduler did not ask for per-node tracking): `cpu`, one
+//! bit per idle CPU, and `smt`, one bit per CPU whose whole SMT core is idle.
+//! The series "sched_ext: split global idle cpumask into per-NUMA cpumasks"
+//! (Andrea Righi, merged for 6.15) introduced the per-node pairs; this module
+//! is the picking half of `kernel/sched/ext/idle.c`:
+//!
+//! - [`test_and_clear_cpu`] claims one CPU. With SMT active it first removes
+//!   the CPU's core from `smt` (the core is no longer wholly idle, whether
+//!   or not the claim succeeds). An offline CPU is not its own sibling: if
+//!   none of its siblings is in `smt`, its own bit is cleared instead, or a
+//!   picker that found it there would find it again forever. The claim is an
+//!   atomic test-and-clear of the `cpu` bit, so exactly one of several
+//!   racing pickers wins a CPU.
+//! - [`pick_in_node`] picks in one node: a CPU of a wholly idle core first
+//!   when SMT is active (giving up with `-EBUSY` under
+//!   [`PICK_IDLE_CORE`]), then any idle CPU; it retries when another picker
+//!   won the claim. Each failed claim removes the candidate (or its core)
+//!   from the mask it came from, so the retries end.
+//! - [`pick`] searches the start node first, stops there for the global
+//!   masks or under [`PICK_IDLE_IN_NODE`], and otherwise goes on through
+//!   the other online nodes in increasing distance.
+//!
+//! Candidates are chosen like `cpumask_any_and_distribute()`: the first CPU
+//! of `mask & allowed` after a cursor, wrapping around, and the cursor moves
+//! to the CPU chosen. The cursor is the picker's own (see [`Cursor`]).
+//!
+//! One improvement over the C walk: C finds each next node by scanning every
+//! unvisited node for the nearest (`for_each_node_numadist()`, O(N²) in the
+//! number of nodes, which idle.c's comment says a cached per-node order would
+//! fix). Here each node has the list of all nodes sorted by distance, built
+//! once by [`build_node_order`], so the walk is O(N). The order is the same:
+//! increasing distance, ties broken by the lower node id.
+//!
+//! This file uses only `core`: it is compiled into vmlinux through
+//! `kernel/sched/sched_rust.rs`, and into a userspace crate for property
+//! tests. It never panics: no indexing, no unchecked arithmetic, no
+//! `unwrap()`.
+
+use core::sync::atomic::{
+    AtomicU32,
+    AtomicUsize,
+    Ordering, //
+};
+
+/// `-EBUSY`: no idle CPU could be claimed.
+pub const EBUSY: i32 = 16;
+
+/// Pick flag: only CPUs of wholly idle cores (`SCX_PICK_IDLE_CORE`).
+pub const PICK_IDLE_CORE: u64 = 1 << 0;
+/// Pick flag: only the start node (`SCX_PICK_IDLE_IN_NODE`).
+pub const PICK_IDLE_IN_NODE: u64 = 1 << 1;
+
+/// Whether `sched_smt_active()`: the `smt` masks are maintained and used.
+pub const STATE_SMT_ACTIVE: u32 = 1 << 0;
+/// Whether per-node idle tracking is on (`SCX_OPS_BUILTIN_IDLE_PER_NODE`):
+/// a CPU's bits then live in the masks of its node, else in the global ones.
+pub const STATE_PER_NODE: u32 = 1 << 1;
+
+/// A bitmap of CPUs in `unsigned long` words, as `cpumask_bits()`, updated
+/// with atomic read-modify-writes.
+///
+/// Bits at and above the topology's CPU count are ignored by every search.
+pub type Bits = [AtomicUsize];
+
+/// The idle masks of one node, or the global ones.
+#[derive(Clone, Copy)]
+pub struct IdleMasks<'a> {
+    /// One bit per idle CPU.
+    pub cpu: &'a Bits,
+    /// One bit per CPU whose SMT core is wholly idle.
+    pub smt: &'a Bits,
+}
+
+/// What the picker reads of the machine: the kernel implements it on the C
+/// view `struct scx_idle_topo`, the tests on plain vectors.
+///
+/// A node is `None` for the global masks (`NUMA_NO_NODE`), `Some(n)` for the
+/// masks of node `n`.
+pub trait Topology {
+    /// The number of possible CPU ids (`nr_cpu_ids`); every mask has at least
+    /// this many bits.
+    fn nr_cpus(&self) -> u32;
+    /// The SMT siblings of `cpu` (`cpu_smt_mask()`); `None` for a CPU out of
+    /// range.
+    fn smt_siblings(&self, cpu: u32) -> Option<&Bits>;
+    /// The node of `cpu` (`cpu_to_node()`); `None` if out of range.
+    fn cpu_node(&self, cpu: u32) -> Option<u32>;
+    /// The idle masks of `node`; `None` for a node out of range.
+    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>>;
+    /// Whether `node` is online.
+    fn node_online(&self, node: u32) -> bool;
+    /// Every node, nearest to `node` first: `node` itself, then the others
+    /// by increasing distance, ties by node id (see [`build_node_order`]).
+    /// Empty for a node out of range.
+    fn node_order(&self, node: u32) -> &[u16];
+}
+
+/// The rotating start of the candidate search, as the per-CPU
+/// `distribute_cpu_mask_prev` of `cpumask_any_and_distribute()`: the last CPU
+/// chosen. The search starts after it, so successive picks on one CPU spread
+/// over the idle CPUs.
+///
+/// The picker keeps a cursor of its own rather than sharing lib/cpumask.c's,
+/// which is private to that file and moved by every other user on the CPU:
+/// its choices would depend on unrelated callers, and no test could
+/// reproduce them. The glue passes the current CPU's cursor; an interrupt on
+/// that CPU may pick in between, hence the atomic (relaxed) accesses.
+pub type Cursor = AtomicU32;
+
+/// `true` if `a` and `b` share a bit below `nbits`.
+#[inline]
+fn intersects(a: &Bits, b: &Bits, nbits: u32) -> bool {
+    let mut base = 0u32;
+    for (x, y) in a.iter().zip(b) {
+        if base >= nbits {
+            break;
+        }
+        let mut common = x.load(Ordering::Relaxed) & y.load(Ordering::Relaxed);
+        let room = nbits.wrapping_sub(base);
+        if room < usize::BITS {
+            common &= !usize::MAX.wrapping_shl(room);
+        }
+        if common != 0 {
+            return true;
+        }
+        base = base.saturating_add(usize::BITS);
+    }
+    false
+}
+
+/// The word of `bit` and the bit's mask in it.
+#[inline]
+fn locate(bits: &Bits, bit: u32) -> Option<(&AtomicUsize, usize)> {
+    let word = bits.get((bit / usize::BITS) as usize)?;
+    Some((word, 1usize.wrapping_shl(bit % usize::BITS)))
+}
+
+/// Whether `bit` is set.
+#[inline]
+fn test_bit(bits: &Bits, bit: u32) -> bool {
+    locate(bits, bit).is_some_and(|(w, m)| w.load(Ordering::Relaxed) & m != 0)
+}
+
+/// Clears `bit`; returns whether it was set (atomically: one winner).
+#[inline]
+fn test_and_clear_bit(bits: &Bits, bit: u32) -> bool {
+    locate(bits, bit).is_some_and(|(w, m)| w.fetch_and(!m, Ordering::Relaxed) & m != 0)
+}
+
+/// `dst &= !src`, word by word, writing only the words `src` touches.
+///
+/// C's `cpumask_andnot()` rewrites every word non-atomically, which can lose
+/// a concurrent update of another bit of the word; these `fetch_and`s
+/// cannot, and leave the same bits.
+#[inline]
+fn andnot(dst: &Bits, src: &Bits) {
+    for (d, s) in dst.iter().zip(src) {
+        let s = s.load(Ordering::Relaxed);
+        if s != 0 {
+            d.fetch_and(!s, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The first bit of `a & b` in `[from, nbits)`, as a CPU id.
+#[inline]
+fn find_and_from(a: &Bits, b: &Bits, from: u32, nbits: u32) -> Option<u32> {
+    let mut index = (from / usize::BITS) as usize;
+    let mut base = from.wrapping_sub(from % usize::BITS);
+    // Drop the bits below `from` in its word.
+    let mut low = !usize::MAX.wrapping_shl(from % usize::BITS);
+    while base < nbits {
+        let (Some(x), Some(y)) = (a.get(index), b.get(index)) else {
+            return None;
+        };
+        let mut common = x.load(Ordering::Relaxed) & y.load(Ordering::Relaxed) & !low;
+        low = 0;
+        // `base < nbits`: no wrap.
+        let room = nbits.wrapping_sub(base);
+        if room < usize::BITS {
+            common &= !usize::MAX.wrapping_shl(room);
+        }
+        if common != 0 {
+            // `base + bit < nbits`: no overflow.
+            return Some(base.wrapping_add(common.trailing_zeros()));
+        }
+        index = index.wrapping_add(1);
+        base = base.checked_add(usize::BITS)?;
+    }
+    None
+}
+
+/// `cpumask_any_and_distribute()` with the picker's cursor: the first CPU of
+/// `a & b` after `*cursor`, wrapping around to the lowest one (which may be
+/// the cursor itself). The cursor moves to the CPU found.
+#[inline]
+fn any_and_distribute(a: &Bits, b: &Bits, nbits: u32, cursor: &Cursor) -> Option<u32> {
+    let prev = cursor.load(Ordering::Relaxed);
+    // Searching from `nbits` or beyond is searching from 0, as in C.
+    let start = prev.checked_add(1).filter(|&s| s < nbits).unwrap_or(0);
+    let found =
+        find_and_from(a, b, start, nbits).or_else(|| find_and_from(a, b, 0, start.min(nbits)))?;
+    cursor.store(found, Ordering::Relaxed);
+    Some(found)
+}
+
+/// The masks a claim of `cpu` works on: its node's with per-node tracking,
+/// else the global ones.
+#[inline]
+fn masks_of_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> Option<IdleMasks<'_>> {
+    let node = if state & STATE_PER_NODE != 0 {
+        Some(topo.cpu_node(cpu)?)
+    } else {
+        None
+    };
+    topo.masks(node)
+}
+
+/// Claims `cpu`: `scx_idle_test_and_clear_cpu()`.
+///
+/// With SMT active, removes the CPU's core from the `smt` mask first (or,
+/// if no sibling of the CPU is there, the CPU's own bit: an offline CPU is
+/// not its own sibling), whether or not the claim succeeds. Then clears the
+/// CPU's `cpu` bit atomically and returns whether it was set. Reads come
+/// before writes, to spare cache lines.
+///
+/// Returns false, writing nothing, for a CPU out of range.
+#[inline]
+pub fn test_and_clear_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> bool {
+    let nbits = topo.nr_cpus();
+    if cpu >= nbits {
+        return false;
+    }
+    let Some(masks) = masks_of_cpu(topo, cpu, state) else {
+        return false;
+    };
+    if state & STATE_SMT_ACTIVE != 0 {
+        let siblings = topo.smt_siblings(cpu).unwrap_or(&[]);
+        if intersects(siblings, masks.smt, nbits) {
+            andnot(masks.smt, siblings);
+        } else if test_bit(masks.smt, cpu) {
+            test_and_clear_bit(masks.smt, cpu);
+        }
+    }
+    test_and_clear_bit(masks.cpu, cpu)
+}
+
+/// Picks and claims an idle CPU of `allowed` in the masks of `node`:
+/// `pick_idle_cpu_in_node()`.
+///
+/// With SMT active, a CPU of a wholly idle core comes first; with
+/// [`PICK_IDLE_CORE`] there is no other choice. Returns the CPU, or
+/// `-EBUSY` if none could be claimed (or `node` is out of range).
+#[inline]
+pub fn pick_in_node<T: Topology>(
+    topo: &T,
+    allowed: &Bits,
+    node: Option<u32>,
+    flags: u64,
+    state: u32,
+    cursor: &Cursor,
+) -> i32 {
+    let Some(masks) = topo.masks(node) else {
+        return -EBUSY;
+    };
+    let nbits = topo.nr_cpus();
+    loop {
+        let mut cpu = None;
+        if state & STATE_SMT_ACTIVE != 0 {
+            cpu = any_and_distribute(masks.smt, allowed, nbits, cursor);
+            if cpu.is_none() && flags & PICK_IDLE_CORE != 0 {
+                return -EBUSY;
+            }
+        }
+        let Some(cpu) = cpu.or_else(|| any_and_distribute(masks.cpu, allowed, nbits, cursor))
+        else {
+            return -EBUSY;
+        };
+        if test_and_clear_cpu(topo, cpu, state) {
+            // `cpu < nr_cpus <= i32::MAX` for any real topology.
+            return i32::try_from(cpu).unwrap_or(-EBUSY);
+        }
+    }
+}
+
+/// Picks and claims an idle CPU of `allowed`, starting at `node`:
+/// `scx_pick_idle_cpu()`.
+///
+/// Searches `node` first. Stops there for the global masks (`node` is
+/// `None`) or under [`PICK_IDLE_IN_NODE`]; otherwise goes on through the
+/// other online nodes, nearest first. Returns the CPU or `-EBUSY`.
+#[inline]
+pub fn pick<T: Topology>(
+    topo: &T,
+    allowed: &Bits,
+    node: Option<u32>,
+    flags: u64,
+    state: u32,
+    cursor: &Cursor,
+) -> i32 {
+    let cpu = pick_in_node(topo, allowed, node, flags, state, cursor);
+    if cpu >= 0 {
+        return cpu;
+    }
+    let Some(start) = node else {
+        return -EBUSY;
+    };
+    if flags & PICK_IDLE_IN_NODE != 0 {
+        return -EBUSY;
+    }
+    for &other in topo.node_order(start) {
+        let other = u32::from(other);
+        if other == start || !topo.node_online(other) {
+            continue;
+        }
+        let cpu = pick_in_node(topo, allowed, Some(other), flags, state, cursor);
+        if cpu >= 0 {
+            return cpu;
+        }
+    }
+    -EBUSY
+}
+
+/// Fills `order` with, for each node `n` of `nr_nodes`, every node sorted by
+/// `distance[n * nr_nodes + m]` and then by `m`: row `n` is the order in
+/// which `for_each_node_numadist()` visits nodes from `n` (after `n`
+/// itself, whose distance is the smallest on any sane table; it is skipped
+/// by the walk wherever it sorts).
+///
+/// Returns false, leaving `order` unspecified, if `distance` or `order` has
+/// fewer than `nr_nodes²` entries or a node id does not fit `u16`.
+pub fn build_node_order(distance: &[u32], nr_nodes: u32, order: &mut [u16]) -> bool {
+    let Ok(nodes) = u16::try_from(nr_nodes) else {
+        return false;
+    };
+    let n = usize::from(nodes);
+    let Some(cells) = n.checked_mul(n) else {
+        return false;
+    };
+    let (Some(distance), Some(order)) = (distance.get(..cells), order.get_mut(..cells)) else {
+        return false;
+    };
+    if n == 0 {
+        return true;
+    }
+    for (row, dist) in order.chunks_exact_mut(n).zip(distance.chunks_exact(n)) {
+        // Insertion sort by (distance, id): rows are short, and it keeps
+        // equal distances in id order without a stable-sort allocation.
+        let mut len = 0usize;
+        for id in 0..nodes {
+            let key = (dist.get(usize::from(id)).copied().unwrap_or(u32::MAX), id);
+            let mut at = len;
+            while at > 0 {
+                let prev = row.get(at.wrapping_sub(1)).copied().unwrap_or(0);
+                let prev_key = (
+                    dist.get(usize::from(prev)).copied().unwrap_or(u32::MAX),
+                    prev,
+                );
+                if prev_key <= key {
+                    break;
+                }
+                if let Some(slot) = row.get_mut(at) {
+                    *slot = prev;
+                }
+                at = at.wrapping_sub(1);
+            }
+            if let Some(slot) = row.get_mut(at) {
+                *slot = id;
+            }
+            len = len.wrapping_add(1);
+        }
+    }
+    true
+}
