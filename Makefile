@@ -62,17 +62,25 @@ HACKBENCH_ARGS ?= -g 4 -l 20
 STEAL_GUEST = STEAL_ROUNDS=$(STEAL_ROUNDS) HACKBENCH_ARGS='$(HACKBENCH_ARGS)' \
 	sh $(TOP)/bench/steal-hackbench.sh $(CACHE)/vm
 
+# Upstream's sched_ext selftests, run once with each idle picker. make test
+# runs those that exercise idle picking; make scx-selftests runs them all.
+SCX_OUT   ?= $(CACHE)/scx-selftests
+SCX_TESTS ?= numa select_cpu_dfl select_cpu_dfl_nodispatch enq_select_cpu allowed_cpus
+SCX_GUEST = sh $(TOP)/bench/scx-selftests-guest.sh $(CACHE)/vm $(SCX_OUT)/runner
+
 export CACHE KSRC KOUT KERNEL_DEB_VERSION VNG VM_CPUS VM_NUMA VM_MEMORY VM_KVM VM_TIMEOUT KUNIT_SUITES
-export STEAL_GUEST
+export STEAL_GUEST SCX_OUT SCX_TESTS SCX_GUEST LLVM_VERSION
 
 .PHONY: help deps kernel-src apply config build vm-test kunit userspace-test userspace-test-verbose clippy \
-	check-panics steal-bench pure-c cfi rustfmt rustfmtcheck run test clean distclean
+	check-panics steal-bench pure-c cfi rustfmt rustfmtcheck run test clean distclean \
+	scx-selftests scx-selftests-build
 
 help:
 	@echo "make run     build, boot the 2-node SMT VM, run the KUnit suites, print C vs Rust"
 	@echo "make test    all tests: userspace (cargo test, clippy, rustfmt), kernel build, no-panic"
 	@echo "             check, KUnit and a steal check (hackbench off/C/Rust) in the VM"
 	@echo "steps:       deps kernel-src apply config build vm-test steal-bench pure-c cfi"
+	@echo "             scx-selftests (upstream's sched_ext selftests, C and Rust idle picker)"
 	@echo "             userspace-test clippy rustfmt rustfmtcheck check-panics"
 
 deps:
@@ -148,6 +156,15 @@ cfi: apply
 	KOUT=$(CFI_KOUT) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scripts/vm-kunit.sh
 	scripts/steal-report.py $(CACHE)/vm
 
+scx-selftests-build: build
+	scripts/scx-selftests-build.sh
+
+# One boot: the KUnit suites, then every sched_ext selftest with the C and
+# with the Rust idle picker; the table shows both results per test.
+scx-selftests: scx-selftests-build
+	VM_EXTRA="$(SCX_GUEST)" scripts/vm-kunit.sh
+	scripts/scx-report.py $(CACHE)/vm
+
 # The main job: the boot of steal-bench, then the microbenchmark it read.
 run: steal-bench
 	scripts/print-comparison.sh
@@ -158,7 +175,7 @@ test: deps
 	scripts/run-tests.sh
 
 clean:
-	rm -rf $(KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(CACHE)/vm
+	rm -rf $(KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(CACHE)/vm $(SCX_OUT)
 	cd rust && cargo clean
 
 distclean:

@@ -15,6 +15,10 @@
 #   steal       in the same boot, hackbench with stealing off, C and Rust:
 #               every run completes, the steal counter moves only when
 #               stealing is on, no warning in dmesg (each check counts)
+#   scx-build   upstream's sched_ext selftests built against the kernel
+#   scx         in the same boot, the selftests that exercise idle picking,
+#               once with the C and once with the Rust picker: each must
+#               give the same result with both (each test counts)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,11 +61,26 @@ if run_step rustfmt "$logs/rustfmt.log" make -C "$top" --no-print-directory rust
 if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; then
 	count kernel 1 0
 	if run_step panics "$logs/panics.log" "$top/scripts/check-panics.sh"; then count panics 1 0; else count panics 0 1; fi
-	if run_step kunit "$logs/kunit.log" env VM_EXTRA="${STEAL_GUEST:?}" "$top/scripts/vm-kunit.sh"; then rc=0; else rc=1; fi
+	# The sched_ext selftests that exercise idle picking, built against
+	# this kernel, run in the same boot with the C and the Rust picker.
+	scx_guest=
+	if run_step scx-build "$logs/scx-build.log" "$top/scripts/scx-selftests-build.sh"; then
+		count scx-build 1 0
+		scx_guest="; ${SCX_GUEST:?} ${SCX_TESTS:?}"
+	else
+		count scx-build 0 1
+	fi
+	if run_step kunit "$logs/kunit.log" env VM_EXTRA="${STEAL_GUEST:?}$scx_guest" "$top/scripts/vm-kunit.sh"; then rc=0; else rc=1; fi
 	count_tally kunit "$logs/kunit.log" $rc	# rc: crash, timeout, missing suite
 
 	if run_step steal "$logs/steal.log" "$top/scripts/steal-report.py" "$CACHE/vm"; then rc=0; else rc=1; fi
 	count_tally steal "$logs/steal.log" $rc
+
+	if [ -n "$scx_guest" ]; then
+		# shellcheck disable=SC2086 # SCX_TESTS is a list of test names.
+		if run_step scx "$logs/scx.log" "$top/scripts/scx-report.py" "$CACHE/vm" $SCX_TESTS; then rc=0; else rc=1; fi
+		count_tally scx "$logs/scx.log" $rc
+	fi
 else
 	count kernel 0 1
 fi

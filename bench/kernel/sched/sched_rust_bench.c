@@ -155,12 +155,154 @@ static void bench_smt_init(void)
 static void bench_smt_init(void) { }
 #endif
 
+#ifdef CONFIG_SCHED_RUST_IDLE_PICK
+/*
+ * sched_ext's idle pick across nodes on synthetic machines of 8 and 32
+ * nodes of 4 cores of 2 threads, nodes in a line (distance 10 per hop).
+ * "miss": no CPU is idle, so each pick searches every node, the case the
+ * per-node masks make costlier under load; C finds each next node by
+ * scanning all unvisited ones (O(N^2)), Rust follows the cached order.
+ * "hit": one CPU of the node farthest from the start is idle; it is
+ * claimed, then given back, so every pick walks to it.
+ */
+#define IDLE_NODES_MAX	32
+#define IDLE_NODE_CPUS	8
+#define IDLE_CPUS	(IDLE_NODES_MAX * IDLE_NODE_CPUS)
+#define IDLE_WORDS	BITS_TO_LONGS(IDLE_CPUS)
+
+struct idle_bench {
+	struct scx_idle_topo topo;
+	unsigned long cpu[IDLE_NODES_MAX + 1][IDLE_WORDS];
+	unsigned long smt[IDLE_NODES_MAX + 1][IDLE_WORDS];
+	struct scx_idle_masks nodes[IDLE_NODES_MAX];
+	unsigned long siblings[IDLE_CPUS][IDLE_WORDS];
+	const unsigned long *sibling_ptrs[IDLE_CPUS];
+	int cpu_node[IDLE_CPUS];
+	unsigned long online[BITS_TO_LONGS(IDLE_NODES_MAX)];
+	unsigned long allowed[IDLE_WORDS];
+	unsigned int distance[IDLE_NODES_MAX * IDLE_NODES_MAX];
+	u16 order[IDLE_NODES_MAX * IDLE_NODES_MAX];
+	nodemask_t unvisited;
+};
+
+static struct idle_bench *idle_bench[2];	/* 8 and 32 nodes */
+
+static struct idle_bench *idle_bench_alloc(unsigned int nodes)
+{
+	struct idle_bench *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	unsigned int cpu, n, to, nr_cpus = nodes * IDLE_NODE_CPUS;
+
+	if (!b)
+		return NULL;
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		__set_bit(cpu & ~1U, b->siblings[cpu]);
+		__set_bit(cpu | 1U, b->siblings[cpu]);
+		b->sibling_ptrs[cpu] = b->siblings[cpu];
+		b->cpu_node[cpu] = cpu / IDLE_NODE_CPUS;
+	}
+	for (n = 0; n < nodes; n++) {
+		b->nodes[n].cpu = b->cpu[n];
+		b->nodes[n].smt = b->smt[n];
+		for (to = 0; to < nodes; to++)
+			b->distance[n * nodes + to] = 10 + 10 * abs((int)n - (int)to);
+	}
+	bitmap_fill(b->online, nodes);
+	bitmap_fill(b->allowed, nr_cpus);
+	if (!sched_rust_idle_build_node_order(b->distance, nodes, b->order)) {
+		kfree(b);
+		return NULL;
+	}
+	b->topo = (struct scx_idle_topo) {
+		.nr_cpus = nr_cpus, .nr_nodes = nodes,
+		.smt_siblings = b->sibling_ptrs, .cpu_node = b->cpu_node,
+		.global = { b->cpu[IDLE_NODES_MAX], b->smt[IDLE_NODES_MAX] },
+		.nodes = b->nodes, .online_nodes = b->online,
+		.distance = b->distance, .node_order = b->order,
+	};
+	return b;
+}
+
+#define IDLE_STATE	(SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE)
+
+/* Every start node in turn; @hit: the farthest node holds one idle CPU. */
+static unsigned long idle_pick_batch(struct idle_bench *b, bool hit, bool rust)
+{
+	unsigned int nodes = b->topo.nr_nodes, cursor = 0, r, start;
+	unsigned long sum = 0;
+
+	for (r = 0; r < BENCH_REPEAT; r++) {
+		for (start = 0; start < nodes; start++) {
+			unsigned int far = start < nodes / 2 ? nodes - 1 : 0;
+			unsigned int idle = far * IDLE_NODE_CPUS + 3;
+			s32 cpu;
+
+			if (hit)
+				__set_bit(idle, b->cpu[far]);
+			if (rust)
+				cpu = sched_rust_idle_pick(&b->topo, b->allowed, start, 0,
+							   IDLE_STATE, &cursor);
+			else
+				cpu = scx_idle_topo_pick(&b->topo, b->allowed, start, 0,
+							 IDLE_STATE, &cursor,
+							 nodes_addr(b->unvisited));
+			sum += cpu;
+		}
+	}
+	return sum;
+}
+
+static unsigned long idle_miss8_c(struct sparsemask *unused)
+{
+	return idle_pick_batch(idle_bench[0], false, false);
+}
+
+static unsigned long idle_miss8_rust(struct sparsemask *unused)
+{
+	return idle_pick_batch(idle_bench[0], false, true);
+}
+
+static unsigned long idle_miss32_c(struct sparsemask *unused)
+{
+	return idle_pick_batch(idle_bench[1], false, false);
+}
+
+static unsigned long idle_miss32_rust(struct sparsemask *unused)
+{
+	return idle_pick_batch(idle_bench[1], false, true);
+}
+
+static unsigned long idle_hit32_c(struct sparsemask *unused)
+{
+	return idle_pick_batch(idle_bench[1], true, false);
+}
+
+static unsigned long idle_hit32_rust(struct sparsemask *unused)
+{
+	return idle_pick_batch(idle_bench[1], true, true);
+}
+
+
+static bool idle_bench_init(void)
+{
+	idle_bench[0] = idle_bench_alloc(8);
+	idle_bench[1] = idle_bench_alloc(32);
+	return idle_bench[0] && idle_bench[1];
+}
+#else
+static bool idle_bench_init(void) { return true; }
+#endif
+
 static const struct bench_op bench_ops[] = {
 	{ "sparsemask set+clear", true,  smask_setclear_c, smask_setclear_rust },
 	{ "sparsemask test",      false, smask_test_c,     smask_test_rust },
 	{ "sparsemask walk",      false, smask_walk_c,     smask_walk_rust },
 #ifdef CONFIG_SCHED_RUST_STEAL
 	{ "steal walk",           false, steal_walk_c,     steal_walk_rust },
+#endif
+#ifdef CONFIG_SCHED_RUST_IDLE_PICK
+	{ "idle pick miss 8n",    false, idle_miss8_c,     idle_miss8_rust },
+	{ "idle pick miss 32n",   false, idle_miss32_c,    idle_miss32_rust },
+	{ "idle pick hit 32n",    false, idle_hit32_c,     idle_hit32_rust },
 #endif
 };
 
@@ -263,6 +405,8 @@ static int __init sched_rust_bench_init(void)
 	struct dentry *dir = debugfs_create_dir("sched_rust", NULL);
 
 	bench_smt_init();
+	if (!idle_bench_init())
+		return -ENOMEM;
 	debugfs_create_file("bench", 0400, dir, NULL, &bench_fops);
 	return 0;
 }
