@@ -26,3 +26,6 @@ pub mod steal;
 
 #[path = "../kernel/sched/sched_rust/idle_pick.rs"]
 pub mod idle_pick;
+
+#[path = "../kernel/sched/sched_rust/asym_fit.rs"]
+pub mod asym_fit;
