@@ -18,6 +18,9 @@
     clippy::panic
 )]
 
+#[path = "../kernel/sched/sched_rust/sync.rs"]
+pub mod sync;
+
 #[path = "../kernel/sched/sched_rust/sparsemask.rs"]
 pub mod sparsemask;
 

@@ -26,6 +26,9 @@
     clippy::panic
 )]
 
+#[path = "sched_rust/sync.rs"]
+pub mod sync;
+
 #[cfg(CONFIG_SCHED_RUST_SPARSEMASK)]
 #[path = "sched_rust/sparsemask.rs"]
 pub mod sparsemask;

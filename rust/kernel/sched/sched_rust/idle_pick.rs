@@ -43,7 +43,7 @@
 //! tests. It never panics: no indexing, no unchecked arithmetic, no
 //! `unwrap()`.
 
-use core::sync::atomic::{
+use super::sync::{
     AtomicU32,
     AtomicUsize,
     Ordering, //

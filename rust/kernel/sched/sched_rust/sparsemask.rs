@@ -25,7 +25,7 @@
 //! tests and benchmarks. It never panics: no indexing, no unchecked
 //! arithmetic, no `unwrap()`.
 
-use core::sync::atomic::{
+use super::sync::{
     AtomicUsize,
     Ordering, //
 };

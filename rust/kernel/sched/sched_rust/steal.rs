@@ -21,7 +21,7 @@
 //! `steal_from` closure here, a call back into C in the kernel. One call from
 //! C runs the whole walk.
 
-use core::sync::atomic::{
+use super::sync::{
     AtomicUsize,
     Ordering, //
 };
