@@ -1,38 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Property tests of the sparsemask against a plain `Vec<bool>` model.
+//! Property tests of the sparsemask against a plain `Vec<bool>` model
+//! (`models/sparsemask.rs`, shared with the fuzz target).
 
+mod models;
+
+use models::sparsemask::{model_walk, next_walk};
 use proptest::prelude::*;
 use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_MAX};
 
 fn chunks(nelems: u32, density: u32) -> Vec<Chunk> {
     let n = chunks_for(nelems, density).expect("density in range");
     (0..n).map(|_| Chunk::default()).collect()
-}
-
-/// The reference walk: every set element from `origin` up, then from 0.
-fn model_walk(model: &[bool], origin: u32) -> Vec<u32> {
-    let n = model.len() as u32;
-    let origin = if origin < n { origin } else { 0 };
-    (origin..n)
-        .chain(0..origin)
-        .filter(|&e| model[e as usize])
-        .collect()
-}
-
-/// Walks `mask` through `next()` directly, as the C loop does.
-fn next_walk(mask: &SparseMask<'_>, origin: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    let mut prev = None;
-    while let Some(e) = mask.next(origin, prev) {
-        assert!(
-            out.len() <= mask.nelems() as usize,
-            "walk does not terminate"
-        );
-        out.push(e);
-        prev = Some(e);
-    }
-    out
 }
 
 fn mask_strategy(max_nelems: u32) -> impl Strategy<Value = (u32, Vec<bool>)> {

@@ -1,38 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Property tests of the steal candidate walk against a direct transcription
-//! of the posted `try_steal()` loops.
+//! of the posted `try_steal()` loops (`models/steal.rs`, shared with the
+//! fuzz target).
+
+mod models;
 
 use core::sync::atomic::AtomicUsize;
+use models::steal::model;
 use proptest::prelude::*;
 use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_DEFAULT};
 use sched_rust_core::steal::{steal_search, CpuBitmap};
-
-/// The candidates `try_steal()` tries, written as the series' two loops
-/// over plain vectors; `accept` says which attempts succeed.
-fn model(overload: &[bool], siblings: Option<&[bool]>, dst: usize, accept: &[bool]) -> Vec<u32> {
-    let n = overload.len();
-    let mut tried = Vec::new();
-    if let Some(sib) = siblings {
-        for cpu in 0..n {
-            if sib[cpu] && cpu != dst && overload[cpu] {
-                tried.push(cpu as u32);
-                if accept[cpu] {
-                    return tried;
-                }
-            }
-        }
-    }
-    for cpu in (dst..n).chain(0..dst) {
-        if overload[cpu] && cpu != dst {
-            tried.push(cpu as u32);
-            if accept[cpu] {
-                return tried;
-            }
-        }
-    }
-    tried
-}
 
 fn topology() -> impl Strategy<Value = (Vec<bool>, usize, usize, Vec<bool>)> {
     // (overload bits, dst, threads per core, accepting CPUs)
