@@ -53,7 +53,8 @@ VM_KVM    ?= 0
 VM_TIMEOUT ?= 1500
 # KUnit suites that must appear in the VM's output (a missing one fails).
 KUNIT_SUITES ?= sched_rust_sparsemask sched_rust_sparsemask_rust sched_rust_steal sched_rust_steal_rust \
-	sched_rust_idle_pick sched_rust_idle_pick_rust
+	sched_rust_idle_pick sched_rust_idle_pick_rust \
+	sched_rust_asym_fit sched_rust_asym_fit_rust
 
 # The steal benchmark in the guest: hackbench with stealing off, the C walk and
 # the Rust walk, interleaved. make test runs a short version as a function check.

@@ -17,6 +17,7 @@
 #include <linux/types.h>
 
 #include "ext/idle_pick.h"	/* struct scx_idle_topo, a plain view */
+#include "asym_fit.h"		/* struct asym_cpu_view and co., plain views */
 
 struct sparsemask;
 
@@ -60,5 +61,20 @@ s32 sched_rust_idle_pick(const struct scx_idle_topo *topo,
 			 unsigned int state, unsigned int *cursor);
 bool sched_rust_idle_build_node_order(const unsigned int *distance,
 				      unsigned int nr_nodes, u16 *order);
+
+/*
+ * The contracts are those of the C functions in kernel/sched/asym_fit.h
+ * (asym_select_idle_capacity(), asym_util_fits_cpu(), asym_fits_cpu_view()).
+ * NULL pointers pick nothing and fit nothing (-1, 0, false); a NULL
+ * @clear_idle_cores is not written.
+ */
+int sched_rust_select_idle_capacity(const struct asym_fit_task *task,
+				    const struct asym_scan *scan,
+				    asym_cpu_view_fn view, void *arg,
+				    bool *clear_idle_cores);
+int sched_rust_util_fits_cpu(const struct asym_fit_task *task,
+			     const struct asym_cpu_view *cpu);
+bool sched_rust_asym_fits_cpu(const struct asym_fit_task *task, bool smt_active,
+			      const struct asym_cpu_view *cpu);
 
 #endif /* _KERNEL_SCHED_SCHED_RUST_H */

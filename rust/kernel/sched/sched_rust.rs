@@ -49,3 +49,10 @@ pub mod idle_pick;
 #[cfg(CONFIG_SCHED_RUST_IDLE_PICK)]
 #[path = "sched_rust/idle_pick_export.rs"]
 pub mod idle_pick_export;
+
+#[cfg(CONFIG_SCHED_RUST_ASYM_FIT)]
+#[path = "sched_rust/asym_fit.rs"]
+pub mod asym_fit;
+#[cfg(CONFIG_SCHED_RUST_ASYM_FIT)]
+#[path = "sched_rust/asym_fit_export.rs"]
+pub mod asym_fit_export;
