@@ -83,6 +83,7 @@ help:
 	@echo "steps:       deps kernel-src apply config build vm-test steal-bench pure-c cfi"
 	@echo "             scx-selftests (upstream's sched_ext selftests, C and Rust idle picker)"
 	@echo "             userspace-test clippy rustfmt rustfmtcheck check-panics"
+	@echo "             fuzz (FUZZ_SECONDS per target, 5 min by default), fuzz-short, loom"
 
 deps:
 	scripts/deps.sh
@@ -126,10 +127,31 @@ userspace-test-verbose:
 clippy:
 	cd rust && cargo clippy --quiet --all-targets -- -D warnings
 
+# Coverage-guided fuzzing of the cores against their reference models
+# (scripts/fuzz.sh, libFuzzer on the stable toolchain; docs/testing.md).
+# make fuzz runs each target FUZZ_SECONDS; make test runs fuzz-short.
+.PHONY: fuzz fuzz-short loom
+FUZZ_SECONDS ?= 300
+FUZZ_SHORT_SECONDS ?= 20
+FUZZ_TARGETS ?= sparsemask steal idle_pick
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_TARGETS)
+
+fuzz-short:
+	FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS) scripts/fuzz.sh $(FUZZ_TARGETS)
+
+# Model checks of the cores' atomics with loom (rust/tests/loom.rs), in a
+# target folder of their own: --cfg loom rebuilds everything. Exhaustive
+# unless LOOM_MAX_PREEMPTIONS is set (make test sets 4).
+loom:
+	cd rust && RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
+		cargo test --release --test loom -- --nocapture
+
 # rustfmt with the kernel's settings (rust/.rustfmt.toml), as make rustfmtcheck
 # in the tree would check these files.
 RUSTFMT ?= /usr/bin/rustfmt
 RUST_SOURCES = $(shell find rust/kernel rust/src rust/tests -name '*.rs')
+RUST_SOURCES += $(wildcard rust/fuzz/fuzz_targets/*.rs)
 rustfmt:
 	$(RUSTFMT) $(RUST_SOURCES)
 

@@ -9,6 +9,10 @@
 #   userspace   cargo test: property tests of the Rust core (each test counts)
 #   clippy      cargo clippy -D warnings on the same crate (counts as one)
 #   rustfmt     the Rust sources formatted as the kernel's rustfmtcheck wants
+#   fuzz        a short round of each fuzz target against its reference model
+#               (make fuzz-short; each target counts)
+#   loom        the loom model checks of the cores' atomics, at most 4
+#               preemptions per execution (make loom; each test counts)
 #   kernel      make build: the patched kernel (counts as one)
 #   panics      scripts/check-panics.sh on the Rust object (counts as one)
 #   kunit       the KUnit suites in the VM (each test case counts)
@@ -57,6 +61,17 @@ count userspace "$p" "$f"
 
 if run_step clippy "$logs/clippy.log" make -C "$top" --no-print-directory clippy; then count clippy 1 0; else count clippy 0 1; fi
 if run_step rustfmt "$logs/rustfmt.log" make -C "$top" --no-print-directory rustfmtcheck; then count rustfmt 1 0; else count rustfmt 0 1; fi
+
+# A short fuzzing round; make fuzz runs the long one.
+if run_step fuzz "$logs/fuzz.log" make -C "$top" --no-print-directory fuzz-short; then rc=0; else rc=1; fi
+count_tally fuzz "$logs/fuzz.log" $rc
+
+# loom, bounded (make loom alone explores every interleaving, about 2 min).
+if run_step loom "$logs/loom.log" env LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-4}" \
+	make -C "$top" --no-print-directory loom; then rc=0; else rc=1; fi
+read -r p f < <(awk '/^test result:/ { p += $4; f += $6 } END { print p + 0, f + 0 }' "$logs/loom.log")
+[ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1	# did not build or run
+count loom "$p" "$f"
 
 if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; then
 	count kernel 1 0

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Fuzz target: the steal candidate walk against the `try_steal()` loops.
+//!
+//! The input picks an overload mask (any density, any size), a destination
+//! (in or out of range), an SMT sibling bitmap of any shape (or none, SMT
+//! off), with junk past the mask's size, and which attempts succeed;
+//! `steal_search()` must try exactly the candidates of the model in
+//! `tests/models/steal.rs`, in its order, and return the one that took.
+
+#![no_main]
+
+use core::sync::atomic::AtomicUsize;
+use libfuzzer_sys::arbitrary::{Result, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_MAX};
+use sched_rust_core::steal::{steal_search, CpuBitmap};
+
+#[path = "../../tests/models/mod.rs"]
+mod models;
+
+use models::steal::model;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = run(&mut Unstructured::new(data));
+});
+
+const W: usize = usize::BITS as usize;
+
+fn run(u: &mut Unstructured<'_>) -> Result<()> {
+    let density = u.int_in_range(0..=DENSITY_MAX)?;
+    let n: usize = u.int_in_range(1..=300)?;
+    // `n` itself: a destination out of range (the walk starts at 0).
+    let dst: usize = u.int_in_range(0..=n)?;
+    let smt: bool = u.arbitrary()?;
+    let mut overload = vec![false; n];
+    let mut sib = vec![false; n];
+    let mut accept = vec![false; n];
+    for cpu in 0..n {
+        let b: u8 = u.arbitrary()?;
+        overload[cpu] = b & 3 == 0;
+        sib[cpu] = b & 0x1c == 0;
+        accept[cpu] = b & 0xe0 == 0;
+    }
+
+    let chunks: Vec<Chunk> = (0..chunks_for(n as u32, density).unwrap())
+        .map(|_| Chunk::default())
+        .collect();
+    let mask = SparseMask::new(n as u32, density, &chunks).unwrap();
+    for (cpu, &b) in overload.iter().enumerate() {
+        if b {
+            mask.set(cpu as u32);
+        }
+    }
+    // The sibling bitmap, with junk past `n` (and a word more) to ignore.
+    let junk: usize = u.arbitrary()?;
+    let words: Vec<AtomicUsize> = (0..n.div_ceil(W) + 1)
+        .map(|w| {
+            let mut word = 0usize;
+            for b in 0..W {
+                match sib.get(w * W + b) {
+                    Some(true) => word |= 1 << b,
+                    Some(false) => {}
+                    None => word |= junk & (1 << b),
+                }
+            }
+            AtomicUsize::new(word)
+        })
+        .collect();
+    let siblings = smt.then(|| CpuBitmap::new(&words));
+
+    let mut tried = Vec::new();
+    let got = steal_search(&mask, siblings, dst as u32, |cpu| {
+        tried.push(cpu);
+        accept[cpu as usize]
+    });
+    let want = model(&overload, smt.then_some(&sib[..]), dst, &accept);
+    assert_eq!(tried, want, "candidates");
+    assert_eq!(got, want.last().copied().filter(|&c| accept[c as usize]));
+    Ok(())
+}
