@@ -421,6 +421,7 @@ static struct kunit_suite idle_pick_suite = {
 	.name = "sched_rust_idle_pick",
 	.test_cases = idle_pick_cases,
 };
+
 kunit_test_suite(idle_pick_suite);
 
 MODULE_DESCRIPTION("sched_ext idle CPU picking: C against Rust");

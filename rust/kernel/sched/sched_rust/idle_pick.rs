@@ -328,6 +328,37 @@ pub fn pick<T: Topology>(
     -EBUSY
 }
 
+/// Fills `row` with the nodes `0..nodes` sorted by `(dist[node], node)`.
+///
+/// An insertion sort: rows are short, and it keeps equal distances in id
+/// order without a stable-sort allocation.
+fn sort_row(row: &mut [u16], dist: &[u32], nodes: u16) {
+    let key = |node: u16| {
+        (
+            dist.get(usize::from(node)).copied().unwrap_or(u32::MAX),
+            node,
+        )
+    };
+    let mut len = 0usize;
+    for id in 0..nodes {
+        let mut at = len;
+        while at > 0 {
+            let prev = row.get(at.wrapping_sub(1)).copied().unwrap_or(0);
+            if key(prev) <= key(id) {
+                break;
+            }
+            if let Some(slot) = row.get_mut(at) {
+                *slot = prev;
+            }
+            at = at.wrapping_sub(1);
+        }
+        if let Some(slot) = row.get_mut(at) {
+            *slot = id;
+        }
+        len = len.wrapping_add(1);
+    }
+}
+
 /// Fills `order` with, for each node `n` of `nr_nodes`, every node sorted by
 /// `distance[n * nr_nodes + m]` and then by `m`: row `n` is the order in
 /// which `for_each_node_numadist()` visits nodes from `n` (after `n`
@@ -350,32 +381,14 @@ pub fn build_node_order(distance: &[u32], nr_nodes: u32, order: &mut [u16]) -> b
     if n == 0 {
         return true;
     }
-    for (row, dist) in order.chunks_exact_mut(n).zip(distance.chunks_exact(n)) {
-        // Insertion sort by (distance, id): rows are short, and it keeps
-        // equal distances in id order without a stable-sort allocation.
-        let mut len = 0usize;
-        for id in 0..nodes {
-            let key = (dist.get(usize::from(id)).copied().unwrap_or(u32::MAX), id);
-            let mut at = len;
-            while at > 0 {
-                let prev = row.get(at.wrapping_sub(1)).copied().unwrap_or(0);
-                let prev_key = (
-                    dist.get(usize::from(prev)).copied().unwrap_or(u32::MAX),
-                    prev,
-                );
-                if prev_key <= key {
-                    break;
-                }
-                if let Some(slot) = row.get_mut(at) {
-                    *slot = prev;
-                }
-                at = at.wrapping_sub(1);
-            }
-            if let Some(slot) = row.get_mut(at) {
-                *slot = id;
-            }
-            len = len.wrapping_add(1);
-        }
+    // Row by row; `split_at` rather than `chunks_exact()` and `zip()`,
+    // whose length arithmetic keeps panic paths in the object.
+    let (mut order, mut distance) = (order, distance);
+    while let (Some((row, order_rest)), Some((dist, distance_rest))) =
+        (order.split_at_mut_checked(n), distance.split_at_checked(n))
+    {
+        (order, distance) = (order_rest, distance_rest);
+        sort_row(row, dist, nodes);
     }
     true
 }
