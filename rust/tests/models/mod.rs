@@ -9,6 +9,7 @@
 
 #![allow(dead_code)]
 
+pub mod asym_fit;
 pub mod idle_pick;
 pub mod sparsemask;
 pub mod steal;
