@@ -17,21 +17,41 @@ use sched_rust_core::idle_pick::{
 use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask};
 use sched_rust_core::sync::{AtomicU32, AtomicUsize, Ordering};
 
-/// Runs `f` under loom with every interleaving (no preemption bound) and
-/// prints how many executions loom explored.
+/// Runs `f` under loom with every interleaving (or those with at most
+/// `LOOM_MAX_PREEMPTIONS` preemptions) and prints how many executions loom
+/// explored, or at which one a check failed.
 fn explore(name: &str, f: impl Fn() + Send + Sync + 'static) {
-    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counter = runs.clone();
-    let start = std::time::Instant::now();
+    struct Report<'a> {
+        name: &'a str,
+        runs: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+        start: std::time::Instant,
+    }
+    impl Drop for Report<'_> {
+        fn drop(&mut self) {
+            let runs = self.runs.load(std::sync::atomic::Ordering::Relaxed);
+            let what = if std::thread::panicking() {
+                "FAILED at interleaving"
+            } else {
+                "interleavings explored:"
+            };
+            println!(
+                "loom {}: {what} {runs}, in {:.2?}",
+                self.name,
+                self.start.elapsed()
+            );
+        }
+    }
+
+    let report = Report {
+        name,
+        runs: Default::default(),
+        start: std::time::Instant::now(),
+    };
+    let counter = report.runs.clone();
     loom::model(move || {
         counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         f();
     });
-    println!(
-        "loom {name}: {} interleavings explored in {:.2?}",
-        runs.load(std::sync::atomic::Ordering::Relaxed),
-        start.elapsed()
-    );
 }
 
 // ---------------------------------------------------------------------------
