@@ -74,7 +74,7 @@ export STEAL_GUEST SCX_OUT SCX_TESTS SCX_GUEST LLVM_VERSION
 
 .PHONY: help deps kernel-src apply config build vm-test kunit userspace-test userspace-test-verbose clippy \
 	check-panics steal-bench pure-c cfi rustfmt rustfmtcheck run test clean distclean \
-	scx-selftests scx-selftests-build
+	scx-selftests scx-selftests-build kunit-um
 
 help:
 	@echo "make run     build, boot the 2-node SMT VM, run the KUnit suites, print C vs Rust"
@@ -82,6 +82,7 @@ help:
 	@echo "             check, KUnit and a steal check (hackbench off/C/Rust) in the VM"
 	@echo "steps:       deps kernel-src apply config build vm-test steal-bench pure-c cfi"
 	@echo "             scx-selftests (upstream's sched_ext selftests, C and Rust idle picker)"
+	@echo "             kunit-um (the KUnit suites by kunit.py on UML, as KUnit CI runs them)"
 	@echo "             userspace-test clippy rustfmt rustfmtcheck check-panics"
 	@echo "             fuzz (FUZZ_SECONDS per target, 5 min by default), fuzz-short, loom"
 
@@ -179,6 +180,24 @@ cfi: apply
 	KOUT=$(CFI_KOUT) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scripts/vm-kunit.sh
 	scripts/steal-report.py $(CACHE)/vm
 
+# The KUnit suites the way KUnit CI runs them: the tree's kunit.py with the
+# project's kunitconfig, on UML (a host process: no VM, no KVM), with 2 CPUs
+# (UML SMP needs seccomp=on), in its own build folder.
+UM_KOUT ?= $(CACHE)/build-um
+UM_CPUS ?= 2
+KUNIT_PY_TOOLCHAIN = --make_options LLVM=-$(LLVM_VERSION) \
+	--make_options "CC=ccache clang-$(LLVM_VERSION)" \
+	--make_options RUSTC=$(RUSTC) --make_options RUSTDOC=$(RUSTDOC) \
+	--make_options CLIPPY_DRIVER=$(CLIPPY_DRIVER) --make_options BINDGEN=$(BINDGEN) \
+	--make_options RUST_LIB_SRC=$(RUST_LIB_SRC) \
+	--make_options LIBCLANG_PATH=/usr/lib/llvm-$(LLVM_VERSION)/lib
+kunit-um: apply
+	python3 $(KSRC)/tools/testing/kunit/kunit.py run --build_dir=$(UM_KOUT) \
+		--kunitconfig=$(TOP)/kunit-tests/sched_rust.kunitconfig --jobs=$(JOBS) \
+		$(KUNIT_PY_TOOLCHAIN) --kernel_args ncpus=$(UM_CPUS) --kernel_args seccomp=on \
+		--json=$(UM_KOUT)/kunit.json
+	scripts/kunit-summary.py $(UM_KOUT)/kunit.json
+
 scx-selftests-build: build
 	scripts/scx-selftests-build.sh
 
@@ -198,7 +217,7 @@ test: deps
 	scripts/run-tests.sh
 
 clean:
-	rm -rf $(KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(CACHE)/vm $(SCX_OUT)
+	rm -rf $(KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(UM_KOUT) $(CACHE)/vm $(SCX_OUT)
 	cd rust && cargo clean
 
 distclean:

@@ -16,6 +16,17 @@ runner=${2:?usage: scx-selftests-guest.sh OUTDIR RUNNER [TEST...]}
 shift 2
 features=/sys/kernel/debug/sched/features
 
+# Append the runner's output to $1; copy each result to the kernel log, which
+# the host terminal follows.
+progress() {
+	while IFS= read -r line; do
+		printf '%s\n' "$line" >> "$1"
+		case $line in
+		"ok "*|"not ok "*) echo "sched-rust: selftest ($2 picker) $line" > /dev/kmsg ;;
+		esac
+	done
+}
+
 for mode in c rust; do
 	log=$out/scx-$mode.txt
 	case $mode in
@@ -29,10 +40,10 @@ for mode in c rust; do
 	# The runner loads BPF schedulers from its own folder.
 	cd "$(dirname "$runner")" || exit 1
 	if [ $# -eq 0 ]; then
-		timeout 1200 "$runner" >> "$log" 2>&1
+		timeout 1800 "$runner" 2>&1 | progress "$log" $mode
 	else
 		for t in "$@"; do
-			timeout 300 "$runner" -t "$t" >> "$log" 2>&1
+			timeout 300 "$runner" -t "$t" 2>&1 | progress "$log" $mode
 		done
 	fi
 	echo "seconds=$(( $(date +%s) - start ))" >> "$log"

@@ -93,6 +93,8 @@ while [ "$round" -le "$rounds" ]; do
 		after=$(steals)
 		time=$(printf '%s\n' "$hb" | awk '/^Time:/ { print $2 }')
 		echo "mode=$mode round=$round rc=$rc time=${time:-none} steals=$((after - before))" >> "$runs"
+		# Progress for the host terminal (scripts/vm-kunit.sh follows the console).
+		echo "sched-rust: hackbench round $round/$rounds  $mode  ${time:-failed} s  $((after - before)) steals" > /dev/kmsg
 	done
 	round=$((round + 1))
 done

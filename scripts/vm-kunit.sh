@@ -58,13 +58,43 @@ EOF
 # shellcheck disable=SC2086 # VM_NUMA holds several options.
 cmd=("$VNG" "${accel[@]}" --run "$kernel" --cpus "$VM_CPUS" --memory "$VM_MEMORY" $VM_NUMA
      --rwdir "$out" --append "root=/dev/root panic=-1 oops=panic schedstats=enable" -v --exec "sh $out/guest.sh")
+# Live progress while the guest runs: each KUnit suite's tally and each
+# "sched-rust:" line the guest's steps write to the kernel log, as they reach
+# the console; and, every PROGRESS_EVERY seconds without news, how long the
+# guest has been running. Plain lines, for a terminal or a CI log alike.
+PROGRESS_EVERY=${PROGRESS_EVERY:-60}
+follow_console() {
+	local since=$SECONDS line
+	tail -n +1 -F "$out/console.txt" 2>/dev/null | while true; do
+		if IFS= read -r -t 5 line; then
+			line=${line#*\] }	# the printk timestamp
+			case $line in
+			"# sched_"*": pass:"*)
+				printf 'vm-kunit:   kunit %s\n' "${line#\# }"; since=$SECONDS ;;
+			"sched-rust: "*)
+				printf 'vm-kunit:   %s\n' "${line#sched-rust: }"; since=$SECONDS ;;
+			esac
+		fi
+		if (( SECONDS - since >= PROGRESS_EVERY )); then
+			printf 'vm-kunit:   guest still running, %d s since boot\n' $(( $(date +%s) - start ))
+			since=$SECONDS
+		fi
+	done
+}
+
 boot() {
 	log "booting: ${cmd[*]:0:12} ..."
 	start=$(date +%s)
+	: > "$out/console.txt"
+	follow_console &
+	local follower=$!
 	set +e
 	timeout --foreground -k 10 "$VM_TIMEOUT" "${cmd[@]}" < /dev/null > "$out/console.txt" 2>&1
 	rc=$?
 	set -e
+	sleep 1
+	kill "$follower" 2>/dev/null; pkill -P "$follower" 2>/dev/null || true
+	wait "$follower" 2>/dev/null || true
 	log "guest ran for $(( $(date +%s) - start )) s (vng exit status $rc)"
 }
 
