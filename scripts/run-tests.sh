@@ -19,6 +19,7 @@
 #   steal       in the same boot, hackbench with stealing off, C and Rust:
 #               every run completes, the steal counter moves only when
 #               stealing is on, no warning in dmesg (each check counts)
+#   kunit-um    the KUnit suites by the tree's kunit.py on UML (each case)
 #   scx-build   upstream's sched_ext selftests built against the kernel
 #   scx         in the same boot, the selftests that exercise idle picking,
 #               once with the C and once with the Rust picker: each must
@@ -99,6 +100,10 @@ if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; 
 else
 	count kernel 0 1
 fi
+
+# The same suites the way KUnit CI runs them: kunit.py on UML, its own build.
+if run_step kunit-um "$logs/kunit-um.log" make -C "$top" --no-print-directory kunit-um; then rc=0; else rc=1; fi
+count_tally kunit-um "$logs/kunit-um.log" $rc
 
 echo
 [ ${#failures[@]} -eq 0 ] || echo "failed steps: ${failures[*]}"

@@ -17,6 +17,7 @@
 #include <linux/seq_file.h>
 #include <linux/sort.h>
 
+#include "asym_fit.h"
 #include "sched_rust.h"
 #include "sparsemask.h"
 #include "steal_search.h"
@@ -182,7 +183,7 @@ struct idle_bench {
 	unsigned long allowed[IDLE_WORDS];
 	unsigned int distance[IDLE_NODES_MAX * IDLE_NODES_MAX];
 	u16 order[IDLE_NODES_MAX * IDLE_NODES_MAX];
-	nodemask_t unvisited;
+	unsigned long unvisited[BITS_TO_LONGS(IDLE_NODES_MAX)];
 };
 
 static struct idle_bench *idle_bench[2];	/* 8 and 32 nodes */
@@ -244,7 +245,7 @@ static unsigned long idle_pick_batch(struct idle_bench *b, bool hit, bool rust)
 			else
 				cpu = scx_idle_topo_pick(&b->topo, b->allowed, start, 0,
 							 IDLE_STATE, &cursor,
-							 nodes_addr(b->unvisited));
+							 b->unvisited);
 			sum += cpu;
 		}
 	}
@@ -281,7 +282,6 @@ static unsigned long idle_hit32_rust(struct sparsemask *unused)
 	return idle_pick_batch(idle_bench[1], true, true);
 }
 
-
 static bool idle_bench_init(void)
 {
 	idle_bench[0] = idle_bench_alloc(8);
@@ -290,6 +290,207 @@ static bool idle_bench_init(void)
 }
 #else
 static bool idle_bench_init(void) { return true; }
+#endif
+
+#ifdef CONFIG_SCHED_RUST_ASYM_FIT
+/*
+ * The asymmetric capacity fit on a synthetic 128-CPU asym domain of 64
+ * SMT2 cores, like the KUnit suite's machines: CPUs 0-63 of capacity 512,
+ * 64-127 of 1024, less a little RT/IRQ pressure (capacity_of()) and HW
+ * pressure (the actual capacity), varying by CPU so that the best-capacity
+ * tie-break has work to do. One call per select_idle_capacity(): the C scan
+ * of asym_fit.h inlines its constant view callback, the Rust scan is one
+ * call across the boundary and an indirect call per CPU it reaches, as in
+ * fair.c.
+ *
+ * "scan full": on every core one sibling is busy, yet the idle-cores hint
+ * is set (a stale hint, which the scan clears): no CPU is on a preferred
+ * core, so a task that fits everywhere never returns early and the scan
+ * reaches all 128 CPUs (64 of them idle and ranked), from every target.
+ * "scan first": every CPU is idle; the task fits the target, on an idle
+ * core, and the scan returns at the first CPU it reaches.
+ * "fits cpu": asym_fits_cpu()'s test with SMT active on views filled in
+ * advance (fair.c fills one per call; that cost is C's on both sides), for
+ * four tasks: small, big (fits only 1024), boosted by uclamp_min past the
+ * little CPUs, too big for any CPU.
+ */
+#define ASYM_CPUS		128
+#define ASYM_THREADS		2
+#define ASYM_FULL_CALLS		ASYM_CPUS
+#define ASYM_FIRST_CALLS	(BENCH_REPEAT * ASYM_CPUS)
+#define ASYM_FITS_CALLS		(BENCH_REPEAT * ASYM_CPUS)
+
+struct asym_bench {
+	unsigned long capacity[ASYM_CPUS];	/* capacity_of() */
+	unsigned long capacity_orig[ASYM_CPUS];	/* arch_scale_cpu_capacity() */
+	unsigned long actual[ASYM_CPUS];	/* get_actual_cpu_capacity() */
+	bool idle[ASYM_CPUS];			/* idle_cpu() = choose_idle_cpu() */
+	DECLARE_BITMAP(cpus, ASYM_CPUS);	/* span & p->cpus_ptr */
+};
+
+static struct asym_bench asym_busy_sibling, asym_all_idle;
+static struct asym_cpu_view asym_views[ASYM_CPUS];
+
+/* uclamp in use, no clamp on this task: the scan asks for every field. */
+static const struct asym_fit_task asym_small_task = {
+	.util = 300, .uclamp_min = 0,
+	.uclamp_max = SCHED_CAPACITY_SCALE, .uclamp_used = true,
+};
+
+static const struct asym_fit_task asym_fits_tasks[4] = {
+	{ .util = 300, .uclamp_max = SCHED_CAPACITY_SCALE },
+	{ .util = 600, .uclamp_max = SCHED_CAPACITY_SCALE, .uclamp_used = true },
+	{ .util = 100, .uclamp_min = 900, .uclamp_max = SCHED_CAPACITY_SCALE,
+	  .uclamp_used = true },
+	{ .util = 900, .uclamp_max = SCHED_CAPACITY_SCALE, .uclamp_used = true },
+};
+
+/* The view callback, as fair.c's asym_idle_cpu_view() over the machine @arg. */
+static bool asym_bench_view(void *arg, int cpu, unsigned int want,
+			    struct asym_cpu_view *view)
+{
+	const struct asym_bench *b = arg;
+	int core = cpu & ~(ASYM_THREADS - 1), sibling;
+
+	if (!b->idle[cpu])
+		return false;
+	view->capacity = b->capacity[cpu];
+	if (want & ASYM_VIEW_UCLAMP) {
+		view->capacity_orig = b->capacity_orig[cpu];
+		view->actual_capacity = b->actual[cpu];
+	}
+	if (want & ASYM_VIEW_CORE) {
+		/* is_core_idle() */
+		view->core_idle = true;
+		for (sibling = core; sibling < core + ASYM_THREADS; sibling++) {
+			if (sibling != cpu && !b->idle[sibling]) {
+				view->core_idle = false;
+				break;
+			}
+		}
+	}
+	return true;
+}
+
+/* @repeat scans from every target in turn; C and Rust fold the same way. */
+static __always_inline unsigned long
+asym_scan_batch(struct asym_bench *b, const struct asym_fit_task *task,
+		int repeat, bool rust)
+{
+	struct asym_scan scan = {
+		.cpus = b->cpus, .nbits = ASYM_CPUS, .has_idle_core = true,
+	};
+	unsigned long sum = 0;
+	bool clear;
+	int r, cpu;
+
+	for (r = 0; r < repeat; r++) {
+		for (scan.target = 0; scan.target < ASYM_CPUS; scan.target++) {
+			if (rust)
+				cpu = sched_rust_select_idle_capacity(task, &scan,
+								      asym_bench_view,
+								      b, &clear);
+			else
+				cpu = asym_select_idle_capacity(task, &scan,
+								asym_bench_view,
+								b, &clear);
+			sum += 2 * (cpu + 1) + clear;
+		}
+	}
+	return sum;
+}
+
+static unsigned long asym_full_c(struct sparsemask *unused)
+{
+	return asym_scan_batch(&asym_busy_sibling, &asym_small_task, 1, false);
+}
+
+static unsigned long asym_full_rust(struct sparsemask *unused)
+{
+	return asym_scan_batch(&asym_busy_sibling, &asym_small_task, 1, true);
+}
+
+static unsigned long asym_first_c(struct sparsemask *unused)
+{
+	return asym_scan_batch(&asym_all_idle, &asym_small_task, BENCH_REPEAT, false);
+}
+
+static unsigned long asym_first_rust(struct sparsemask *unused)
+{
+	return asym_scan_batch(&asym_all_idle, &asym_small_task, BENCH_REPEAT, true);
+}
+
+static __always_inline unsigned long asym_fits_batch(bool rust)
+{
+	const struct asym_fit_task *task;
+	unsigned long sum = 0;
+	int r, cpu;
+	bool fits;
+
+	for (r = 0; r < BENCH_REPEAT; r++) {
+		task = &asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)];
+		for (cpu = 0; cpu < ASYM_CPUS; cpu++) {
+			if (rust)
+				fits = sched_rust_asym_fits_cpu(task, true, &asym_views[cpu]);
+			else
+				fits = asym_fits_cpu_view(task, true, &asym_views[cpu]);
+			sum += fits * (cpu + 1);
+		}
+	}
+	return sum;
+}
+
+static unsigned long asym_fits_c(struct sparsemask *unused)
+{
+	return asym_fits_batch(false);
+}
+
+static unsigned long asym_fits_rust(struct sparsemask *unused)
+{
+	return asym_fits_batch(true);
+}
+
+static void asym_machine_init(struct asym_bench *b, bool busy_sibling)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < ASYM_CPUS; cpu++) {
+		b->capacity_orig[cpu] = cpu < ASYM_CPUS / 2 ? 512 : SCHED_CAPACITY_SCALE;
+		b->capacity[cpu] = b->capacity_orig[cpu] - 8 * (cpu % 7);
+		b->actual[cpu] = b->capacity_orig[cpu] - 16 * (cpu % 3);
+		/* One busy thread per core, alternating between siblings. */
+		b->idle[cpu] = !busy_sibling ||
+			       cpu % ASYM_THREADS != (cpu / ASYM_THREADS) % ASYM_THREADS;
+	}
+	bitmap_fill(b->cpus, ASYM_CPUS);
+}
+
+static void asym_bench_init(void)
+{
+	int cpu;
+
+	asym_machine_init(&asym_busy_sibling, true);
+	asym_machine_init(&asym_all_idle, false);
+	/* Every fourth core has a busy sibling. */
+	for (cpu = 0; cpu < ASYM_CPUS; cpu++) {
+		asym_views[cpu] = (struct asym_cpu_view) {
+			.capacity = asym_all_idle.capacity[cpu],
+			.capacity_orig = asym_all_idle.capacity_orig[cpu],
+			.actual_capacity = asym_all_idle.actual[cpu],
+			.core_idle = (cpu / ASYM_THREADS) % 4 != 3,
+		};
+	}
+}
+
+static void asym_bench_header(struct seq_file *m)
+{
+	seq_printf(m, "# asym fit: %d CPUs (%d x 512, %d x 1024), SMT%d; calls per batch (the xN of the name): scan full %d (%d CPUs reached each), scan first %d (1 reached), fits cpu %d\n",
+		   ASYM_CPUS, ASYM_CPUS / 2, ASYM_CPUS / 2, ASYM_THREADS,
+		   ASYM_FULL_CALLS, ASYM_CPUS, ASYM_FIRST_CALLS, ASYM_FITS_CALLS);
+}
+#else
+static void asym_bench_init(void) { }
+static void asym_bench_header(struct seq_file *m) { }
 #endif
 
 static const struct bench_op bench_ops[] = {
@@ -303,6 +504,11 @@ static const struct bench_op bench_ops[] = {
 	{ "idle pick miss 8n",    false, idle_miss8_c,     idle_miss8_rust },
 	{ "idle pick miss 32n",   false, idle_miss32_c,    idle_miss32_rust },
 	{ "idle pick hit 32n",    false, idle_hit32_c,     idle_hit32_rust },
+#endif
+#ifdef CONFIG_SCHED_RUST_ASYM_FIT
+	{ "asym scan full x128",  false, asym_full_c,      asym_full_rust },
+	{ "asym scan first x2048", false, asym_first_c,    asym_first_rust },
+	{ "asym fits cpu x2048",  false, asym_fits_c,      asym_fits_rust },
 #endif
 };
 
@@ -390,6 +596,7 @@ static int bench_show(struct seq_file *m, void *v)
 		   ROUNDS);
 	seq_printf(m, "# sparsemask: %d elements, density %d, %d set\n",
 		   BENCH_NELEMS, SMASK_DENSITY_DEFAULT, BENCH_OVERLOADED);
+	asym_bench_header(m);
 	seq_printf(m, "%-22s %10s %10s %10s %10s %10s %10s %s\n", "operation", "median",
 		   "p25", "p75", "min", "max", "C-ns/batch", "check");
 	for (i = 0; i < ARRAY_SIZE(bench_ops); i++)
@@ -405,6 +612,7 @@ static int __init sched_rust_bench_init(void)
 	struct dentry *dir = debugfs_create_dir("sched_rust", NULL);
 
 	bench_smt_init();
+	asym_bench_init();
 	if (!idle_bench_init())
 		return -ENOMEM;
 	debugfs_create_file("bench", 0400, dir, NULL, &bench_fops);

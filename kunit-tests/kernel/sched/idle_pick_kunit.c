@@ -40,7 +40,8 @@ struct machine {
 	unsigned long smt[2][MAX_NODES + 1][WORDS];
 	struct scx_idle_masks nodes[2][MAX_NODES];
 	struct scx_idle_topo topo[2];
-	nodemask_t unvisited;
+	/* scratch of the C walk: nr_nodes bits, not a nodemask_t (UML has 1) */
+	unsigned long unvisited[BITS_TO_LONGS(MAX_NODES)];
 };
 
 static struct rnd_state rnd;
@@ -162,7 +163,7 @@ static void pick_both(struct kunit *test, struct machine *m, enum pick_kind kind
 	switch (kind) {
 	case PICK_ALL_NODES:
 		c_got = scx_idle_topo_pick(&m->topo[0], allowed, node, flags, state,
-					   &c_cursor, nodes_addr(m->unvisited));
+					   &c_cursor, m->unvisited);
 		rust_got = sched_rust_idle_pick(&m->topo[1], allowed, node, flags,
 						state, &rust_cursor);
 		break;
@@ -344,7 +345,7 @@ struct race {
 struct racer {
 	struct race *race;
 	int id;
-	nodemask_t unvisited;
+	unsigned long unvisited[BITS_TO_LONGS(MAX_NODES)];
 };
 
 static int race_fn(void *arg)
@@ -355,8 +356,12 @@ static int race_fn(void *arg)
 	unsigned int cursor = r->id * 61;
 	s32 cpu;
 
+	/*
+	 * Yield while waiting: with fewer CPUs than pickers (UML), spinning
+	 * without preemption would starve the thread that says go.
+	 */
 	while (!atomic_read(&race->go))
-		cpu_relax();
+		cond_resched();
 	for (;;) {
 		/* Odd threads pick in Rust, even ones in C; two per node. */
 		if (r->id & 1)
@@ -365,7 +370,7 @@ static int race_fn(void *arg)
 		else
 			cpu = scx_idle_topo_pick(&race->m->topo[0], race->allowed,
 						 r->id / 2, 0, state, &cursor,
-						 nodes_addr(r->unvisited));
+						 r->unvisited);
 		if (cpu < 0)
 			break;
 		atomic_inc(&race->claims[cpu]);

@@ -178,12 +178,16 @@ found:
 		goto retry;
 }
 
-/* nearest_node_nodemask() over the view's distances. */
+/*
+ * nearest_node_nodemask() over the view's distances; nr_nodes, not
+ * MAX_NUMNODES, when @mask is empty: a synthetic view may have more nodes
+ * than the kernel was built for.
+ */
 static inline int scx_idle_topo_nearest_node(const struct scx_idle_topo *topo,
 					     int node, const unsigned long *mask)
 {
 	unsigned int dist, min_dist = UINT_MAX;
-	int n, closest = MAX_NUMNODES;
+	int n, closest = topo->nr_nodes;
 
 	for_each_set_bit(n, mask, topo->nr_nodes) {
 		dist = topo->distance[node * topo->nr_nodes + n];
@@ -224,7 +228,7 @@ scx_idle_topo_pick_from_online_nodes(const struct scx_idle_topo *topo,
 	 * from @node (for_each_node_numadist()).
 	 */
 	for (node = scx_idle_topo_nearest_node(topo, start, unvisited);
-	     node < MAX_NUMNODES;
+	     node < topo->nr_nodes;
 	     __clear_bit(node, unvisited),
 	     node = scx_idle_topo_nearest_node(topo, start, unvisited)) {
 		cpu = scx_idle_topo_pick_in_node(topo, cpus_allowed, node, flags,
