@@ -63,9 +63,13 @@ cmd=("$VNG" "${accel[@]}" --run "$kernel" --cpus "$VM_CPUS" --memory "$VM_MEMORY
 # the console; and, every PROGRESS_EVERY seconds without news, how long the
 # guest has been running. Plain lines, for a terminal or a CI log alike.
 PROGRESS_EVERY=${PROGRESS_EVERY:-60}
+# It stops when boot() creates $out/follow.stop; its tail ends with this
+# script (--pid), so that nothing outlives it holding inherited descriptors
+# (a caller's flock, for one).
 follow_console() {
 	local since=$SECONDS line
-	tail -n +1 -F "$out/console.txt" 2>/dev/null | while true; do
+	tail --pid=$$ -s 1 -n +1 -F "$out/console.txt" 2>/dev/null |
+	while [ ! -e "$out/follow.stop" ]; do
 		if IFS= read -r -t 5 line; then
 			line=${line#*\] }	# the printk timestamp
 			case $line in
@@ -86,15 +90,14 @@ boot() {
 	log "booting: ${cmd[*]:0:12} ..."
 	start=$(date +%s)
 	: > "$out/console.txt"
+	rm -f "$out/follow.stop"
 	follow_console &
-	local follower=$!
 	set +e
 	timeout --foreground -k 10 "$VM_TIMEOUT" "${cmd[@]}" < /dev/null > "$out/console.txt" 2>&1
 	rc=$?
 	set -e
-	sleep 1
-	kill "$follower" 2>/dev/null; pkill -P "$follower" 2>/dev/null || true
-	wait "$follower" 2>/dev/null || true
+	sleep 2	# the follower prints what is left, then sees the stop file
+	touch "$out/follow.stop"
 	log "guest ran for $(( $(date +%s) - start )) s (vng exit status $rc)"
 }
 
