@@ -299,9 +299,10 @@ static bool idle_bench_init(void) { return true; }
  * 64-127 of 1024, less a little RT/IRQ pressure (capacity_of()) and HW
  * pressure (the actual capacity), varying by CPU so that the best-capacity
  * tie-break has work to do. One call per select_idle_capacity(): the C scan
- * of asym_fit.h inlines its constant view callback, the Rust scan is one
- * call across the boundary and an indirect call per CPU it reaches, as in
- * fair.c.
+ * of asym_fit.h inlines into the loop and calls its constant view callback
+ * directly (clang does not inline the callback, here as in fair.c); the
+ * Rust scan is one call across the boundary and an indirect call per CPU
+ * it reaches.
  *
  * "scan full": on every core one sibling is busy, yet the idle-cores hint
  * is set (a stale hint, which the scan clears): no CPU is on a preferred
