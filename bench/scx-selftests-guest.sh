@@ -2,52 +2,57 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Runs inside the guest (scripts/vm-kunit.sh, VM_EXTRA): upstream's sched_ext
-# selftests (tools/testing/selftests/sched_ext/runner), once with the C idle
-# picker and once with the Rust one, switched by the sched feature
-# RUST_IDLE_PICK in the same boot.
-# Usage: scx-selftests-guest.sh OUTDIR RUNNER [TEST...]
+# selftests (tools/testing/selftests/sched_ext/runner) with one idle picker,
+# chosen by the sched feature RUST_IDLE_PICK in this boot.
+# Usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]
 #
-# With no TEST, the whole suite runs; else each TEST by name. The runner's
-# output goes to OUTDIR/scx-<c|rust>.txt; scripts/scx-report.py compares them.
+# Each TEST runs on its own (all of the runner's tests if none is named),
+# unless OUTDIR/scx-<mode>.txt already holds its result: after a guest crash
+# the host boots again and the run resumes (scripts/scx-selftests.sh). The
+# test under way is named in OUTDIR/scx-<mode>.started. The runner's output
+# is appended to OUTDIR/scx-<mode>.txt; scripts/scx-report.py compares them.
 set -u
 
-out=${1:?usage: scx-selftests-guest.sh OUTDIR RUNNER [TEST...]}
-runner=${2:?usage: scx-selftests-guest.sh OUTDIR RUNNER [TEST...]}
-shift 2
+out=${1:?usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]}
+runner=${2:?usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]}
+mode=${3:?usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]}
+shift 3
 features=/sys/kernel/debug/sched/features
+log=$out/scx-$mode.txt
 
-# Append the runner's output to $1; copy each result to the kernel log, which
-# the host terminal follows.
+case $mode in
+c) feature=NO_RUST_IDLE_PICK ;;
+rust) feature=RUST_IDLE_PICK ;;
+*) echo "error=unknown picker $mode" > "$log"; exit 1 ;;
+esac
+echo $feature > $features
+if ! grep -qw $feature $features; then
+	echo "error=cannot set the $mode picker ($feature)" > "$log"
+	exit 1
+fi
+
+# Append the runner's output to the log; copy each result to the kernel log,
+# which the host terminal follows.
 progress() {
 	while IFS= read -r line; do
-		printf '%s\n' "$line" >> "$1"
+		printf '%s\n' "$line" >> "$log"
 		case $line in
-		"ok "*|"not ok "*) echo "sched-rust: selftest ($2 picker) $line" > /dev/kmsg ;;
+		"ok "*|"not ok "*) echo "sched-rust: selftest ($mode picker) $line" > /dev/kmsg ;;
 		esac
 	done
 }
 
-for mode in c rust; do
-	log=$out/scx-$mode.txt
-	case $mode in
-	c) echo NO_RUST_IDLE_PICK > $features ;;
-	rust) echo RUST_IDLE_PICK > $features ;;
-	esac
-	grep -qw "$( [ $mode = c ] && echo NO_RUST_IDLE_PICK || echo RUST_IDLE_PICK)" $features ||
-		{ echo "error=cannot set the $mode picker" > "$log"; continue; }
-	echo "picker=$mode" > "$log"
-	start=$(date +%s)
-	# The runner loads BPF schedulers from its own folder.
-	cd "$(dirname "$runner")" || exit 1
-	if [ $# -eq 0 ]; then
-		timeout 1800 "$runner" 2>&1 | progress "$log" $mode
-	else
-		for t in "$@"; do
-			timeout 300 "$runner" -t "$t" 2>&1 | progress "$log" $mode
-		done
-	fi
-	echo "seconds=$(( $(date +%s) - start ))" >> "$log"
-	echo "scx-selftests: $mode picker done in $(( $(date +%s) - start )) s" > /dev/kmsg
+# The runner loads its BPF schedulers from its own folder.
+cd "$(dirname "$runner")" || exit 1
+[ $# -gt 0 ] || set -- $("$runner" -l)
+[ -s "$log" ] || echo "picker=$mode" > "$log"
+start=$(date +%s)
+for t in "$@"; do
+	# -t matches substrings: a test may have run with an earlier one.
+	grep -qE "^(not )?ok [0-9]+ $t # " "$log" && continue
+	echo "$t" > "$out/scx-$mode.started"
+	sync
+	timeout 300 "$runner" -t "$t" 2>&1 | progress
 done
-# Leave the default (Rust) picker on.
-echo RUST_IDLE_PICK > $features
+rm -f "$out/scx-$mode.started"
+echo "scx-selftests: $mode picker done in $(( $(date +%s) - start )) s" > /dev/kmsg

@@ -82,7 +82,7 @@ if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; 
 	scx_guest=
 	if run_step scx-build "$logs/scx-build.log" "$top/scripts/scx-selftests-build.sh"; then
 		count scx-build 1 0
-		scx_guest="; ${SCX_GUEST:?} ${SCX_TESTS:?}"
+		scx_guest="; ${SCX_GUEST:?} c ${SCX_TESTS:?}; $SCX_GUEST rust $SCX_TESTS"
 	else
 		count scx-build 0 1
 	fi

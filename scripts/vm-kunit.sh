@@ -17,6 +17,8 @@ VM_KVM=${VM_KVM:-0} VM_TIMEOUT=${VM_TIMEOUT:-1500}
 KUNIT_SUITES=${KUNIT_SUITES?}
 # Commands the guest runs after the suites, e.g. a benchmark (see bench/).
 VM_EXTRA=${VM_EXTRA:-}
+# More host folders the guest may write to (space-separated), kept across boots.
+VM_RWDIRS=${VM_RWDIRS:-}
 
 out=$CACHE/vm
 # vng runs its helpers (virtme-run, ...) from PATH.
@@ -57,7 +59,7 @@ EOF
 # then names the source /dev/root); our tinyconfig has no block layer.
 # shellcheck disable=SC2086 # VM_NUMA holds several options.
 cmd=("$VNG" "${accel[@]}" --run "$kernel" --cpus "$VM_CPUS" --memory "$VM_MEMORY" $VM_NUMA
-     --rwdir "$out" --append "root=/dev/root panic=-1 oops=panic schedstats=enable" -v --exec "sh $out/guest.sh")
+     --rwdir "$out" $(for d in $VM_RWDIRS; do printf -- '--rwdir %s ' "$d"; done) --append "root=/dev/root panic=-1 oops=panic schedstats=enable" -v --exec "sh $out/guest.sh")
 # Live progress while the guest runs: each KUnit suite's tally and each
 # "sched-rust:" line the guest's steps write to the kernel log, as they reach
 # the console; and, every PROGRESS_EVERY seconds without news, how long the
