@@ -201,11 +201,10 @@ kunit-um: apply
 scx-selftests-build: build
 	scripts/scx-selftests-build.sh
 
-# One boot: the KUnit suites, then every sched_ext selftest with the C and
-# with the Rust idle picker; the table shows both results per test.
+# Every sched_ext selftest with the C and with the Rust idle picker, one by
+# one, resumed after a crash of the guest; the table shows both results.
 scx-selftests: scx-selftests-build
-	VM_EXTRA="$(SCX_GUEST)" scripts/vm-kunit.sh
-	scripts/scx-report.py $(CACHE)/vm
+	scripts/scx-selftests.sh
 
 # The main job: the boot of steal-bench, then the microbenchmark it read.
 run: steal-bench
