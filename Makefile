@@ -206,9 +206,10 @@ scx-selftests-build: build
 scx-selftests: scx-selftests-build
 	scripts/scx-selftests.sh
 
-# The main job: the boot of steal-bench, then the microbenchmark it read.
-run: steal-bench
-	scripts/print-comparison.sh
+# The main job (scripts/run.sh): build, one boot with the KUnit suites and the
+# steal benchmark, the microbenchmark it read, and the time of each step.
+run: deps
+	scripts/run.sh
 
 # The function check of the steal path needs fewer rounds than a benchmark.
 test: STEAL_ROUNDS = 3

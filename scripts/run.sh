@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make run, the main job: set-up, the patched kernel, one boot of the 2-node
+# SMT VM with the KUnit suites and the steal benchmark (live progress on the
+# terminal), the C-vs-Rust comparison; then the time of each step and the
+# total. Stops at the first step that fails.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+names=() secs=()
+total=$SECONDS
+
+step() { # name command...
+	local name=$1 start=$SECONDS rc; shift
+	printf '\n=== %s\n' "$name"
+	"$@"
+	rc=$?
+	names+=("$name") secs+=($((SECONDS - start)))
+	if [ $rc -ne 0 ]; then
+		summary
+		printf 'run: %s failed (exit status %d)\n' "$name" $rc >&2
+		exit $rc
+	fi
+}
+
+fmt() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
+
+summary() {
+	local i
+	printf '\n=== where the time went\n'
+	for i in "${!names[@]}"; do
+		printf '  %-34s %s\n' "${names[$i]}" "$(fmt "${secs[$i]}")"
+	done
+	printf '  %-34s %s\n' "total" "$(fmt $((SECONDS - total)))"
+}
+
+m() { make -C "$top" --no-print-directory "$@"; }
+
+step "set-up (deps, kernel source, patches)" m apply
+step "kernel build (and no-panic check)" m build
+step "VM: KUnit suites + steal benchmark" env VM_EXTRA="${STEAL_GUEST:?}" "$top/scripts/vm-kunit.sh"
+step "steal benchmark report" "$top/scripts/steal-report.py" "${CACHE:?}/vm"
+step "C-vs-Rust comparison" "$top/scripts/print-comparison.sh"
+summary
