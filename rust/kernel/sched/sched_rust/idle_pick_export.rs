@@ -23,6 +23,7 @@ use super::idle_pick::{
     STATE_SMT_ACTIVE, //
 };
 use core::sync::atomic::{
+    AtomicI32,
     AtomicUsize,
     Ordering, //
 };
@@ -93,7 +94,9 @@ impl<'a> View<'a> {
         if array.is_null() || i >= len {
             return None;
         }
-        // SAFETY: `array` has `len` entries (type invariant) and `i < len`.
+        // SAFETY: `array` has `len` entries (type invariant) and `i < len`;
+        // the arrays read this way are written only when the view is built,
+        // before any pick.
         Some(unsafe { *array.add(i as usize) })
     }
 }
@@ -112,7 +115,15 @@ impl Topology for View<'_> {
 
     #[inline]
     fn cpu_node(&self, cpu: u32) -> Option<u32> {
-        u32::try_from(Self::entry(self.topo.cpu_node, self.topo.nr_cpus, cpu)?).ok()
+        let cpu_node = self.topo.cpu_node;
+        if cpu_node.is_null() || cpu >= self.topo.nr_cpus {
+            return None;
+        }
+        // SAFETY: `cpu_node` has `nr_cpus` entries (type invariant) and
+        // `cpu < nr_cpus`; the glue updates an entry with `WRITE_ONCE()` when
+        // a CPU's node changes, so it is read atomically.
+        let node = unsafe { AtomicI32::from_ptr(cpu_node.add(cpu as usize).cast_mut()) };
+        u32::try_from(node.load(Ordering::Relaxed)).ok()
     }
 
     #[inline]
@@ -203,8 +214,11 @@ unsafe fn pick_args<'a>(
 /// `cpu_node[cpu]` with `SCX_IDLE_STATE_PER_NODE`, else the global ones.
 ///
 /// Returns whether the CPU was idle and is now claimed by the caller; false,
-/// writing nothing, for a NULL `topo`, a CPU outside `[0, nr_cpus)` or a
-/// node without masks.
+/// writing nothing, for a CPU outside `[0, nr_cpus)` (negative ones too) or
+/// a node without masks, as in C.
+///
+/// `topo` must not be NULL: the C function dereferences it. This one
+/// returns false for a NULL `topo`, which is not part of the contract.
 ///
 /// # Safety
 ///
@@ -229,8 +243,12 @@ pub unsafe extern "C" fn sched_rust_idle_test_and_clear_cpu(
 /// under `SCX_IDLE_PICK_CORE`. Candidates rotate from `*cursor`, which is
 /// moved to each CPU chosen.
 ///
-/// Returns the CPU, or -EBUSY if none could be claimed, also for a NULL
-/// pointer or a `node` that is neither `NUMA_NO_NODE` nor a node with masks.
+/// Returns the CPU, or -EBUSY if none could be claimed: for an empty
+/// `cpus_allowed`, and for a `node` that is neither `NUMA_NO_NODE` nor a
+/// node with masks, as in C.
+///
+/// No pointer may be NULL: the C function dereferences them. This one
+/// returns -EBUSY for a NULL pointer, which is not part of the contract.
 ///
 /// # Safety
 ///
