@@ -116,7 +116,8 @@ static __always_inline bool asym_fits_capacity(unsigned long cap, unsigned long 
  *
  * Returns 1 if @task fits, -1 if it fits but its uclamp_min boost exceeds
  * the actual capacity, 0 if it does not fit. Reads @cpu->capacity_orig and
- * @cpu->actual_capacity only if @task->uclamp_used.
+ * @cpu->actual_capacity only if @task->uclamp_used. Neither pointer may be
+ * NULL (nor in asym_fits_cpu_view()).
  */
 static __always_inline int asym_util_fits_cpu(const struct asym_fit_task *task,
 					      const struct asym_cpu_view *cpu)
@@ -328,7 +329,9 @@ enum asym_fits_state {
  * the task fits. If no CPU is big enough, but there are idle ones, try to
  * maximize capacity.
  *
- * Returns the CPU, or -1 (also for a @scan->target outside [0, @scan->nbits)).
+ * Returns the CPU, or -1 (also for a @scan->target outside [0, @scan->nbits)
+ * and for an empty @scan->cpus). @task, @scan, @scan->cpus and @view must
+ * not be NULL; @clear_idle_cores may be.
  */
 static __always_inline int
 asym_select_idle_capacity(const struct asym_fit_task *task,

@@ -31,13 +31,19 @@ typedef bool (*steal_from_fn)(void *arg, int src_cpu);
  * drops calls to functions that were not built.
  */
 
-/* The contracts are those of the C functions in kernel/sched/sparsemask.h. */
+/*
+ * The contracts are those of the C functions in kernel/sched/sparsemask.h;
+ * @mask must not be NULL.
+ */
 void sched_rust_sparsemask_set_elem(struct sparsemask *mask, int elem);
 void sched_rust_sparsemask_clear_elem(struct sparsemask *mask, int elem);
 bool sched_rust_sparsemask_test_elem(const struct sparsemask *mask, int elem);
 int sched_rust_sparsemask_next(const struct sparsemask *mask, int origin, int prev);
 
-/* The contract is that of steal_search() in kernel/sched/steal_search.h. */
+/*
+ * The contract is that of steal_search() in kernel/sched/steal_search.h:
+ * @overload and @steal_from must not be NULL, @smt_siblings may be.
+ */
 int sched_rust_steal_search(const struct sparsemask *overload,
 			    const unsigned long *smt_siblings, int dst_cpu,
 			    steal_from_fn steal_from, void *arg);
@@ -48,7 +54,12 @@ int sched_rust_steal_search(const struct sparsemask *overload,
  * scx_idle_topo_pick()). sched_rust_idle_pick() walks the other nodes in the
  * order of @topo->node_order, which sched_rust_idle_build_node_order() fills
  * from @topo->distance, rather than searching for the nearest one each time.
- * NULL pointers and out-of-range CPUs or nodes claim nothing (false, -EBUSY).
+ * Out-of-range CPUs and nodes claim nothing (false, -EBUSY), in C and Rust.
+ * @topo, @cpus_allowed and @cursor must not be NULL: the C functions
+ * dereference them. The Rust functions, which must check a pointer before
+ * they borrow it, claim nothing for a NULL one; that is not part of the
+ * contract. sched_rust_idle_build_node_order(), Rust only, returns false
+ * for a NULL pointer.
  */
 bool sched_rust_idle_test_and_clear_cpu(const struct scx_idle_topo *topo,
 					int cpu, unsigned int state);
@@ -65,8 +76,11 @@ bool sched_rust_idle_build_node_order(const unsigned int *distance,
 /*
  * The contracts are those of the C functions in kernel/sched/asym_fit.h
  * (asym_select_idle_capacity(), asym_util_fits_cpu(), asym_fits_cpu_view()).
- * NULL pointers pick nothing and fit nothing (-1, 0, false); a NULL
- * @clear_idle_cores is not written.
+ * A NULL @clear_idle_cores is not written; no other pointer (@task, @scan,
+ * @scan->cpus, @view, @cpu) may be NULL: the C functions dereference them.
+ * The Rust functions, which must check a pointer before they borrow it, pick
+ * and fit nothing for a NULL one (-1, 0, false); that is not part of the
+ * contract.
  */
 int sched_rust_select_idle_capacity(const struct asym_fit_task *task,
 				    const struct asym_scan *scan,

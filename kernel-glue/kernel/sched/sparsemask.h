@@ -21,7 +21,10 @@
  *
  * Behaviour on bad input, identical in C and Rust: set and clear of an
  * element outside [0, nelems) do nothing, test of one returns false. The
- * iterator treats an origin outside [0, nelems) as 0.
+ * iterator treats an origin outside [0, nelems) as 0, and ends the walk
+ * (returns nelems) for a prev that is neither -1 nor an element. A mask of
+ * no elements is valid: nothing is ever in it. The mask pointer must not be
+ * NULL.
  *
  * Unlike the v4/v5 postings of this header, sparsemask_next() visits every
  * set element exactly once, in the order origin .. nelems-1, 0 .. origin-1.

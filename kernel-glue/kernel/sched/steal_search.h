@@ -39,7 +39,10 @@
  * @steal_from:   the attempt; called with @arg and each candidate
  * @arg:          passed to @steal_from
  *
- * Returns the CPU a task was stolen from, or -1.
+ * Returns the CPU a task was stolen from, or -1. An empty @overload tries
+ * nothing. A @dst_cpu outside [0, overload->nelems) is no CPU of the mask:
+ * after the siblings, every overloaded CPU is tried from 0 up (the walk's
+ * origin counts as 0). @overload and @steal_from must not be NULL.
  */
 static __always_inline int steal_search(const struct sparsemask *overload,
 					const unsigned long *smt_siblings,

@@ -551,4 +551,5 @@ static struct kunit_suite asym_fit_suite = {
 	.name = "sched_rust_asym_fit",
 	.test_cases = asym_fit_cases,
 };
+
 kunit_test_suite(asym_fit_suite);

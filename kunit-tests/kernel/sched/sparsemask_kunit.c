@@ -20,6 +20,12 @@
 #define SMASK_LARGE_MAX		8192
 #define SMASK_LARGE_MASKS	10000
 
+/* The Rust test, under a name that fits the nested loops below. */
+static bool rust_test(const struct sparsemask *mask, int elem)
+{
+	return sched_rust_sparsemask_test_elem(mask, elem);
+}
+
 struct smask_case {
 	struct sparsemask *mask;
 	bool *model;		/* model[e]: is e set */
@@ -163,9 +169,9 @@ static void sparsemask_set_clear_test(struct kunit *test)
 				KUNIT_ASSERT_EQ(test, *word, 0);
 
 				sparsemask_set_elem(c.mask, e);
-				KUNIT_ASSERT_TRUE(test, sched_rust_sparsemask_test_elem(c.mask, e));
+				KUNIT_ASSERT_TRUE(test, rust_test(c.mask, e));
 				sparsemask_clear_elem(c.mask, e);
-				KUNIT_ASSERT_FALSE(test, sched_rust_sparsemask_test_elem(c.mask, e));
+				KUNIT_ASSERT_FALSE(test, rust_test(c.mask, e));
 			}
 
 			/* Out of range: no write anywhere, the spare chunk included. */
@@ -175,10 +181,10 @@ static void sparsemask_set_clear_test(struct kunit *test)
 				sparsemask_set_elem(c.mask, e);
 				sched_rust_sparsemask_set_elem(c.mask, e);
 				KUNIT_ASSERT_FALSE(test, sparsemask_test_elem(c.mask, e));
-				KUNIT_ASSERT_FALSE(test, sched_rust_sparsemask_test_elem(c.mask, e));
+				KUNIT_ASSERT_FALSE(test, rust_test(c.mask, e));
 			}
-			KUNIT_ASSERT_NULL(test, memchr_inv(c.mask->chunks, 0,
-							 bytes - offsetof(struct sparsemask, chunks)));
+			bytes -= offsetof(struct sparsemask, chunks);
+			KUNIT_ASSERT_NULL(test, memchr_inv(c.mask->chunks, 0, bytes));
 		}
 	}
 	smask_case_exit(&c);
@@ -346,11 +352,55 @@ static void sparsemask_next_bad_args(struct kunit *test)
 	smask_case_exit(&c);
 }
 
+/*
+ * Elements outside [0, nelems) through both implementations: set writes
+ * nothing, clear takes nothing away, test is false; on a full mask of 20
+ * elements and on a mask of none.
+ */
+static void sparsemask_elem_bad_args(struct kunit *test)
+{
+	static const int sizes[] = { 20, 0 };
+	struct smask_case c;
+	int i, s, e;
+
+	smask_case_init(test, &c, SMASK_SMALL_MAX);
+	for (s = 0; s < ARRAY_SIZE(sizes); s++) {
+		int n = sizes[s];
+		const int bad[] = { -1, -2, INT_MIN, n, n + 1, n + 8, SHRT_MAX, INT_MAX };
+		size_t bytes = sparsemask_size(n, 3) - offsetof(struct sparsemask, chunks);
+
+		smask_case_reset(&c, n, 3);
+		for (e = 0; e < n; e++)
+			smask_case_set(&c, e);
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
+			sparsemask_clear_elem(c.mask, bad[i]);
+			sched_rust_sparsemask_clear_elem(c.mask, bad[i]);
+			sparsemask_set_elem(c.mask, bad[i]);
+			sched_rust_sparsemask_set_elem(c.mask, bad[i]);
+			KUNIT_EXPECT_FALSE(test, sparsemask_test_elem(c.mask, bad[i]));
+			KUNIT_EXPECT_FALSE(test, rust_test(c.mask, bad[i]));
+		}
+		/* Every element still set, and nothing else. */
+		for (e = 0; e < n; e++) {
+			KUNIT_EXPECT_TRUE(test, sparsemask_test_elem(c.mask, e));
+			KUNIT_EXPECT_TRUE(test, rust_test(c.mask, e));
+		}
+		if (!n)
+			KUNIT_EXPECT_NULL(test, memchr_inv(c.mask->chunks, 0, bytes));
+		else
+			KUNIT_EXPECT_EQ(test, c.mask->chunks[n >> 3].word,
+					GENMASK((n & 7) - 1, 0));
+		smask_check_walk(test, &c, 0);
+	}
+	smask_case_exit(&c);
+}
+
 static struct kunit_case sparsemask_cases[] = {
 	KUNIT_CASE(sparsemask_layout),
 	KUNIT_CASE(sparsemask_set_clear_test),
 	KUNIT_CASE(sparsemask_walk_v4_regressions),
 	KUNIT_CASE(sparsemask_next_bad_args),
+	KUNIT_CASE(sparsemask_elem_bad_args),
 	KUNIT_CASE_SLOW(sparsemask_walk_single_bit),
 	KUNIT_CASE_SLOW(sparsemask_walk_random_small),
 	KUNIT_CASE_SLOW(sparsemask_walk_random_large),
@@ -361,6 +411,7 @@ static struct kunit_suite sparsemask_suite = {
 	.name = "sched_rust_sparsemask",
 	.test_cases = sparsemask_cases,
 };
+
 kunit_test_suite(sparsemask_suite);
 
 MODULE_DESCRIPTION("KUnit: C and Rust sparsemask against each other");

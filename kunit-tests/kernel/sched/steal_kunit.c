@@ -79,7 +79,9 @@ static bool check_steal(struct kunit *test, const struct steal_case *c)
 	memset(&want, 0, sizeof(want));
 	memset(&got_c, 0, sizeof(got_c));
 	memset(&got_rust, 0, sizeof(got_rust));
-	want.accept = got_c.accept = got_rust.accept = c->accept;
+	want.accept = c->accept;
+	got_c.accept = c->accept;
+	got_rust.accept = c->accept;
 
 	w = model_steal(c, &want);
 	rc = steal_search(c->overload, c->siblings, c->dst_cpu, record_steal_from, &got_c);
@@ -141,8 +143,8 @@ static struct steal_case *alloc_case(struct kunit *test)
 	struct steal_case *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	c->overload = kunit_kzalloc(test, sparsemask_size(STEAL_MAX_CPUS,
-							   SMASK_DENSITY_DEFAULT),
+	c->overload = kunit_kzalloc(test,
+				    sparsemask_size(STEAL_MAX_CPUS, SMASK_DENSITY_DEFAULT),
 				    GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c->overload);
 	return c;
@@ -187,6 +189,61 @@ static void steal_walk_edge_cases(struct kunit *test)
 	}
 }
 
+/*
+ * A destination outside [0, nr_cpus) is no CPU of the LLC: both walks try
+ * every overloaded CPU from 0 up (the origin of a sparsemask walk outside
+ * the mask counts as 0), siblings first if a bitmap is given. Empty masks
+ * try nothing.
+ */
+static void steal_walk_bad_dst(struct kunit *test)
+{
+	static const int dsts[] = { -1, -2, INT_MIN, 13, 14, 300, INT_MAX };
+	static const int want[] = { 1, 5, 12 };
+	struct steal_case *c = alloc_case(test);
+	static struct steal_record got_c, got_rust;
+	int i, k, rc, rr;
+
+	for (i = 0; i < ARRAY_SIZE(dsts); i++) {
+		for (k = 0; k < 3; k++) {
+			/* k: 0 empty mask, 1 everything refuses, 2 CPU 12 accepts */
+			steal_case_init(test, c, 13, 0, 1, false);
+			c->dst_cpu = dsts[i];
+			if (k) {
+				steal_case_overload(c, 1, false);
+				steal_case_overload(c, 5, false);
+				steal_case_overload(c, 12, k == 2);
+			}
+			if (k == 1) {
+				/* Siblings 4-5: 5 is tried first, then again. */
+				c->siblings = test->priv;
+				__set_bit(4, c->siblings);
+				__set_bit(5, c->siblings);
+			}
+			memset(&got_c, 0, sizeof(got_c));
+			memset(&got_rust, 0, sizeof(got_rust));
+			got_c.accept = c->accept;
+			got_rust.accept = c->accept;
+			rc = steal_search(c->overload, c->siblings, c->dst_cpu,
+					  record_steal_from, &got_c);
+			rr = sched_rust_steal_search(c->overload, c->siblings, c->dst_cpu,
+						     record_steal_from, &got_rust);
+			KUNIT_EXPECT_EQ_MSG(test, rc, k == 2 ? 12 : -1,
+					    "dst %d case %d", dsts[i], k);
+			KUNIT_EXPECT_EQ_MSG(test, rr, rc, "dst %d case %d", dsts[i], k);
+			KUNIT_EXPECT_EQ_MSG(test, got_c.nr_tried, k ? 3 + (k == 1) : 0,
+					    "dst %d case %d", dsts[i], k);
+			KUNIT_EXPECT_EQ_MSG(test, got_rust.nr_tried, got_c.nr_tried,
+					    "dst %d case %d", dsts[i], k);
+			KUNIT_EXPECT_MEMEQ(test, got_rust.tried, got_c.tried,
+					   got_c.nr_tried * sizeof(int));
+			/* After the siblings, the walk from 0: 1, 5, 12. */
+			if (got_c.nr_tried >= 3)
+				KUNIT_EXPECT_MEMEQ(test, want,
+						   got_c.tried + got_c.nr_tried - 3, sizeof(want));
+		}
+	}
+}
+
 /* 10^4 random overload masks, acceptances and SMT topologies. */
 static void steal_walk_random(struct kunit *test)
 {
@@ -203,10 +260,14 @@ static void steal_walk_random(struct kunit *test)
 
 		steal_case_init(test, c, n, prandom_u32_state(&rnd) % n, threads,
 				prandom_u32_state(&rnd) & 1);
-		for (cpu = 0; cpu < n; cpu++)
-			if (prandom_u32_state(&rnd) % 1000 < overload_permille)
-				steal_case_overload(c, cpu,
-						    prandom_u32_state(&rnd) % 1000 < accept_permille);
+		for (cpu = 0; cpu < n; cpu++) {
+			bool accept;
+
+			if (prandom_u32_state(&rnd) % 1000 >= overload_permille)
+				continue;
+			accept = prandom_u32_state(&rnd) % 1000 < accept_permille;
+			steal_case_overload(c, cpu, accept);
+		}
 		if (!check_steal(test, c))
 			return;
 	}
@@ -214,6 +275,7 @@ static void steal_walk_random(struct kunit *test)
 
 static struct kunit_case steal_cases[] = {
 	KUNIT_CASE(steal_walk_edge_cases),
+	KUNIT_CASE(steal_walk_bad_dst),
 	KUNIT_CASE_SLOW(steal_walk_random),
 	{}
 };
@@ -223,4 +285,5 @@ static struct kunit_suite steal_suite = {
 	.init = steal_test_init,
 	.test_cases = steal_cases,
 };
+
 kunit_test_suite(steal_suite);

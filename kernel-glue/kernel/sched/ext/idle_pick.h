@@ -20,9 +20,12 @@
  *    passed by the caller (idle.c's glue passes a per-CPU cursor of the
  *    picker) rather than lib/cpumask.c's, which is private to that file and
  *    moved by every other user on the CPU.
- *  - Out-of-range input does nothing: a CPU at or above nr_cpus is never
- *    claimed, and a node that is neither NUMA_NO_NODE nor below nr_nodes has
- *    no idle CPU. idle.c's callers never pass either.
+ *  - Out-of-range input does nothing: a CPU at or above nr_cpus (or
+ *    negative) is never claimed, and a node that is neither NUMA_NO_NODE nor
+ *    below nr_nodes has no idle CPU. idle.c's callers never pass either.
+ *
+ * An empty @cpus_allowed picks nothing (-EBUSY). The view, @cpus_allowed and
+ * @cursor must not be NULL (see sched_rust.h for the Rust side).
  */
 #ifndef _KERNEL_SCHED_EXT_IDLE_PICK_H
 #define _KERNEL_SCHED_EXT_IDLE_PICK_H

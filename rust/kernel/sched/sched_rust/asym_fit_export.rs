@@ -85,9 +85,13 @@ unsafe fn view_ref<'a>(cpu: *const bindings::asym_cpu_view) -> Option<&'a CpuVie
 /// `*clear_idle_cores` is set to whether the caller must clear the LLC's
 /// idle-cores hint.
 ///
-/// Bad input picks nothing and clears nothing (-1, `false`): a NULL
-/// `task`, `scan`, `scan->cpus` or `view`, a `scan->target` outside
-/// `[0, scan->nbits)` (an empty span too), and no `view` call is made.
+/// A `scan->target` outside `[0, scan->nbits)` (an empty span too) picks
+/// nothing and clears nothing (-1, `false`), and no `view` call is made, as
+/// in C. An empty `scan->cpus` picks nothing.
+///
+/// `task`, `scan`, `scan->cpus` and `view` must not be NULL: the C function
+/// dereferences them. This one answers -1, `false` for a NULL one without a
+/// `view` call, which is not part of the contract.
 ///
 /// # Safety
 ///
@@ -161,7 +165,9 @@ pub unsafe extern "C" fn sched_rust_select_idle_capacity(
 /// `asym_util_fits_cpu()`: 1 if `task` fits, -1 if it fits but misses its
 /// `uclamp_min` boost, 0 if it does not fit.
 ///
-/// Returns 0 if `task` or `cpu` is NULL.
+/// It takes no CPU id and no mask, only the two views. Neither may be NULL:
+/// the C function dereferences them. This one returns 0 for a NULL one,
+/// which is not part of the contract.
 ///
 /// # Safety
 ///
@@ -184,7 +190,9 @@ pub unsafe extern "C" fn sched_rust_util_fits_cpu(
 /// `cpu`, with the contract of the C `asym_fits_cpu_view()`: the core has
 /// no busy sibling (when `smt_active`) and `task` fully fits.
 ///
-/// Returns false if `task` or `cpu` is NULL.
+/// It takes no CPU id and no mask. Neither `task` nor `cpu` may be NULL:
+/// the C function dereferences them. This one returns false for a NULL
+/// one, which is not part of the contract.
 ///
 /// # Safety
 ///
@@ -219,6 +227,13 @@ mod tests {
         last_want: c_uint,
     }
 
+    /// The scan's `view` callback: fills `*view` for an idle CPU among the
+    /// eight, counts the calls and keeps the last `want`.
+    ///
+    /// # Safety
+    ///
+    /// `arg` points to a live `Cpus` that nothing else accesses during the
+    /// call; `view` is valid for a write of a `struct asym_cpu_view`.
     unsafe extern "C" fn view_of(
         arg: *mut c_void,
         cpu: c_int,

@@ -25,13 +25,21 @@ use kernel::{
 /// CPU of `overload` from `dst_cpu` up with wrap-around. `dst_cpu` is
 /// never tried. The contract is that of the C `steal_search()`.
 ///
-/// Returns the CPU a task was stolen from, or -1 (also when `overload`
-/// has an invalid header, `dst_cpu` is negative, or `steal_from` is NULL).
+/// Returns the CPU a task was stolen from, or -1: nothing is tried when
+/// `overload` is empty. A `dst_cpu` outside `[0, overload->nelems)`
+/// (negative ones too) is no CPU of the mask: every overloaded CPU is tried,
+/// from 0 up, after the siblings, as in C. An `overload` with a header no
+/// valid mask has is an empty mask.
+///
+/// `overload` and `steal_from` must not be NULL: the C `steal_search()`
+/// dereferences and calls them. (A NULL `steal_from` comes as `None` here,
+/// which must be answered somehow: -1, trying nothing; callers cannot
+/// rely on it.) `smt_siblings` may be NULL: no SMT.
 ///
 /// # Safety
 ///
 /// - `overload` points to a live `struct sparsemask` set up by
-///   `sparsemask_init()`.
+///   `sparsemask_init()` (not NULL).
 /// - `smt_siblings` is NULL or points to a bitmap of at least
 ///   `overload->nelems` bits (a `struct cpumask` when `nelems` is
 ///   `nr_cpu_ids`), live for the call.
@@ -46,13 +54,12 @@ pub unsafe extern "C" fn sched_rust_steal_search(
     arg: *mut c_void,
 ) -> c_int {
     // SAFETY: the caller's contract is `borrow()`'s.
-    let (Some(overload), Ok(dst), Some(steal_from)) = (
-        unsafe { borrow(overload) },
-        u32::try_from(dst_cpu),
-        steal_from,
-    ) else {
+    let (Some(overload), Some(steal_from)) = (unsafe { borrow(overload) }, steal_from) else {
         return -1;
     };
+    // A negative `dst_cpu` is out of range like one at or above `nelems`:
+    // the walk then starts at 0 and tries every CPU, as the C walk does.
+    let dst = u32::try_from(dst_cpu).unwrap_or(u32::MAX);
     let siblings = (!smt_siblings.is_null()).then(|| {
         let words = overload.nelems().div_ceil(usize::BITS) as usize;
         // SAFETY: the caller provides `nelems` bits, that is `words`
@@ -100,6 +107,13 @@ mod tests {
         accept: c_int,
     }
 
+    /// The walk's `steal_from` callback: notes `cpu` and accepts it if it is
+    /// the one CPU that gives up a task.
+    ///
+    /// # Safety
+    ///
+    /// `arg` points to a live `Record` that nothing else accesses during the
+    /// call.
     unsafe extern "C" fn record(arg: *mut c_void, cpu: c_int) -> bool {
         // SAFETY: every test passes a `Record` it owns as `arg`.
         let rec = unsafe { &mut *arg.cast::<Record>() };
@@ -161,10 +175,23 @@ mod tests {
     }
 
     #[test]
-    fn bad_arguments_try_nothing() {
+    fn bad_arguments() {
+        // A destination out of range: every CPU from 0, as in C.
+        for dst in [-1, c_int::MIN, 16, 17, c_int::MAX] {
+            let mut s = storage(16);
+            let (got, rec) = walk(&mut s, dst, -1, Some(record));
+            assert_eq!((got, rec.len), (-1, 3));
+            assert_eq!(rec.tried.get(..3), Some(&[1, 5, 9][..]));
+            let (got, rec) = walk(&mut s, dst, 5, Some(record));
+            assert_eq!((got, rec.len), (5, 2));
+        }
+        // An empty mask: nothing tried.
         let mut s = storage(16);
-        let (got, rec) = walk(&mut s, -1, 1, Some(record));
+        s.chunks.iter().for_each(|c| c.store(0));
+        let (got, rec) = walk(&mut s, 5, 1, Some(record));
         assert_eq!((got, rec.len), (-1, 0));
+        // No callback (outside the contract): nothing tried.
+        let mut s = storage(16);
         let (got, rec) = walk(&mut s, 5, 1, None);
         assert_eq!((got, rec.len), (-1, 0));
         // A header no valid mask has is an empty mask.
