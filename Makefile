@@ -84,6 +84,7 @@ help:
 	@echo "             scx-selftests (upstream's sched_ext selftests, C and Rust idle picker)"
 	@echo "             kunit-um (the KUnit suites by kunit.py on UML, as KUnit CI runs them)"
 	@echo "             userspace-test clippy rustfmt rustfmtcheck check-panics"
+	@echo "             lint = clippy-kernel (kernel clippy on our crate) + checkpatch"
 	@echo "             fuzz (FUZZ_SECONDS per target, 5 min by default), fuzz-short, loom"
 
 deps:
@@ -127,6 +128,20 @@ userspace-test-verbose:
 
 clippy:
 	cd rust && cargo clippy --quiet --all-targets -- -D warnings
+
+# clippy-driver over our crate with the kernel's lints, as `make CLIPPY=1`
+# would run it on kernel/sched/sched_rust.o, but without rebuilding rust/
+# (scripts/clippy-kernel.sh says how). Any warning fails.
+.PHONY: clippy-kernel checkpatch lint
+clippy-kernel: build
+	CLIPPY_DRIVER=$(CLIPPY_DRIVER) RUSTC=$(RUSTC) scripts/clippy-kernel.sh
+
+# scripts/checkpatch.pl --strict over patches/ and the new C files, against
+# the accepted findings (each with its reason) in scripts/checkpatch-accepted.txt.
+checkpatch: kernel-src
+	scripts/checkpatch.py
+
+lint: clippy-kernel checkpatch
 
 # Coverage-guided fuzzing of the cores against their reference models
 # (scripts/fuzz.sh, libFuzzer on the stable toolchain; docs/testing.md).

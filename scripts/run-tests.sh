@@ -15,6 +15,10 @@
 #               preemptions per execution (make loom; each test counts)
 #   kernel      make build: the patched kernel (counts as one)
 #   panics      scripts/check-panics.sh on the Rust object (counts as one)
+#   clippy-kernel  clippy-driver on our crate with the kernel's flags and lints,
+#               as make CLIPPY=1 runs it (make clippy-kernel; counts as one)
+#   checkpatch  checkpatch.pl --strict on every patch and new C file against
+#               scripts/checkpatch-accepted.txt (make checkpatch; each file)
 #   kunit       the KUnit suites in the VM (each test case counts)
 #   steal       in the same boot, hackbench with stealing off, C and Rust:
 #               every run completes, the steal counter moves only when
@@ -77,6 +81,8 @@ count loom "$p" "$f"
 if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; then
 	count kernel 1 0
 	if run_step panics "$logs/panics.log" "$top/scripts/check-panics.sh"; then count panics 1 0; else count panics 0 1; fi
+	if run_step clippy-kernel "$logs/clippy-kernel.log" "$top/scripts/clippy-kernel.sh"; then rc=0; else rc=1; fi
+	count_tally clippy-kernel "$logs/clippy-kernel.log" $rc
 	# The sched_ext selftests that exercise idle picking, built against
 	# this kernel, run in the same boot with the C and the Rust picker.
 	scx_guest=
@@ -100,6 +106,10 @@ if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; 
 else
 	count kernel 0 1
 fi
+
+# checkpatch needs only the kernel tree, which the build step fetched.
+if run_step checkpatch "$logs/checkpatch.log" "$top/scripts/checkpatch.py"; then rc=0; else rc=1; fi
+count_tally checkpatch "$logs/checkpatch.log" $rc
 
 # The same suites the way KUnit CI runs them: kunit.py on UML, its own build.
 if run_step kunit-um "$logs/kunit-um.log" make -C "$top" --no-print-directory kunit-um; then rc=0; else rc=1; fi
