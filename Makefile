@@ -66,7 +66,8 @@ STEAL_GUEST = STEAL_ROUNDS=$(STEAL_ROUNDS) HACKBENCH_ARGS='$(HACKBENCH_ARGS)' \
 # Upstream's sched_ext selftests, run once with each idle picker. make test
 # runs those that exercise idle picking; make scx-selftests runs them all.
 SCX_OUT   ?= $(CACHE)/scx-selftests
-SCX_TESTS ?= numa select_cpu_dfl select_cpu_dfl_nodispatch enq_select_cpu allowed_cpus
+SCX_TESTS ?= numa select_cpu_dfl select_cpu_dfl_nodispatch enq_select_cpu allowed_cpus \
+	minimal init_enable_count
 SCX_GUEST = sh $(TOP)/bench/scx-selftests-guest.sh $(CACHE)/vm $(SCX_OUT)/runner
 
 export CACHE KSRC KOUT KERNEL_DEB_VERSION VNG VM_CPUS VM_NUMA VM_MEMORY VM_KVM VM_TIMEOUT KUNIT_SUITES

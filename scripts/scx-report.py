@@ -32,6 +32,7 @@ def parse(path):
         if m:
             verdict = 'SKIP' if m.group(3) else ('pass' if m.group(1) == 'ok' else 'FAIL')
             results[m.group(2)] = (verdict, output)
+            output = []
         else:
             output.append(line)
     return results
@@ -63,7 +64,7 @@ def main():
                 both_failed.append(name)
         print(f'{name:<{width}}  {rc:<9} {rr:<11}{mark}')
     for name in both_failed:
-        cause = [l for l in c[name][1] if l.strip() and not l.startswith(('TEST:', 'DESCRIPTION:', 'OUTPUT:'))]
+        cause = [l for l in c[name][1] if l.strip() and not l.startswith(('TEST:', 'DESCRIPTION:', 'OUTPUT:', 'picker='))]
         print(f'\n{name} fails with both pickers; the runner said:')
         print('\n'.join('    ' + l for l in cause[-8:]))
     for name in missing:
