@@ -114,27 +114,6 @@ pub trait Topology {
 /// that CPU may pick in between, hence the atomic (relaxed) accesses.
 pub type Cursor = AtomicU32;
 
-/// `true` if `a` and `b` share a bit below `nbits`.
-#[inline]
-fn intersects(a: &Bits, b: &Bits, nbits: u32) -> bool {
-    let mut base = 0u32;
-    for (x, y) in a.iter().zip(b) {
-        if base >= nbits {
-            break;
-        }
-        let mut common = x.load(Ordering::Relaxed) & y.load(Ordering::Relaxed);
-        let room = nbits.wrapping_sub(base);
-        if room < usize::BITS {
-            common &= !usize::MAX.wrapping_shl(room);
-        }
-        if common != 0 {
-            return true;
-        }
-        base = base.saturating_add(usize::BITS);
-    }
-    false
-}
-
 /// The word of `bit` and the bit's mask in it.
 #[inline]
 fn locate(bits: &Bits, bit: u32) -> Option<(&AtomicUsize, usize)> {
@@ -205,8 +184,7 @@ fn any_and_distribute(a: &Bits, b: &Bits, nbits: u32, cursor: &Cursor) -> Option
     let prev = cursor.load(Ordering::Relaxed);
     // Searching from `nbits` or beyond is searching from 0, as in C.
     let start = prev.checked_add(1).filter(|&s| s < nbits).unwrap_or(0);
-    let found =
-        find_and_from(a, b, start, nbits).or_else(|| find_and_from(a, b, 0, start.min(nbits)))?;
+    let found = find_and_from(a, b, start, nbits).or_else(|| find_and_from(a, b, 0, start))?;
     cursor.store(found, Ordering::Relaxed);
     Some(found)
 }
@@ -243,7 +221,7 @@ pub fn test_and_clear_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> bool {
     };
     if state & STATE_SMT_ACTIVE != 0 {
         let siblings = topo.smt_siblings(cpu).unwrap_or(&[]);
-        if intersects(siblings, masks.smt, nbits) {
+        if find_and_from(siblings, masks.smt, 0, nbits).is_some() {
             andnot(masks.smt, siblings);
         } else if test_bit(masks.smt, cpu) {
             test_and_clear_bit(masks.smt, cpu);
