@@ -214,6 +214,20 @@ kunit-um: apply
 		--json=$(UM_KOUT)/kunit.json
 	scripts/kunit-summary.py $(UM_KOUT)/kunit.json
 
+# The userspace replica of the microbenchmark (bench/userspace/, see
+# docs/benchmarks.md): the C helpers inline against the Rust exports, without
+# LTO, with cross-language ThinLTO (limits as they are, and raised), and with
+# return thunks and kCFI, at the seeds' topologies; median Rust/C ratio with
+# its 95% interval and callgrind instructions per operation. Results:
+# $(BENCH_USERSPACE_OUT).jsonl, one JSON line per (operation, topology, variant).
+BENCH_USERSPACE_ROUNDS ?= 301
+BENCH_USERSPACE_OUT    ?= $(CACHE)/bench/userspace
+.PHONY: bench-userspace
+bench-userspace: deps
+	$(MAKE) -C bench/userspace RUSTC=$(RUSTC) BINDGEN=$(BINDGEN) \
+		ROUNDS=$(BENCH_USERSPACE_ROUNDS) OUT=$(BENCH_USERSPACE_OUT) \
+		RESULTS=$(BENCH_USERSPACE_OUT).jsonl
+
 scx-selftests-build: build
 	scripts/scx-selftests-build.sh
 

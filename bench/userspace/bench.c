@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Userspace replica of the in-kernel C-vs-Rust benchmark
+ * (bench/kernel/sched/sched_rust_bench.c): the same operations, on the
+ * topologies of the seed series' test machines, timed in one process with
+ * C and Rust interleaved, and counted in instructions under callgrind.
+ *
+ * The C side is the project's headers, static inline as in the kernel
+ * (kernel/sched/sparsemask.h, steal_search.h, asym_fit.h, ext/idle_pick.h,
+ * compiled unmodified over the shims in include/); the Rust side is
+ * kernel/sched/sched_rust.rs and its *_export.rs files, compiled unmodified
+ * against a stand-in kernel crate, called through their #[export] symbols.
+ * bench/userspace/Makefile builds one binary per variant (no LTO,
+ * cross-language ThinLTO, ...).
+ *
+ *   bench time ROUNDS      one JSON line per (topology, operation)
+ *   bench callgrind TOPO   each batch function CG_CALLS times, for
+ *                          callgrind; prints the operations per batch
+ *
+ * Each batch function is noinline and named c_<op> or rust_<op>, so that
+ * callgrind's inclusive count of it is the cost of its batch.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "asym_fit.h"
+#include "ext/idle_pick.h"
+#include "sched_rust.h"
+#include "sparsemask.h"
+#include "steal_search.h"
+
+#define MAX_CPUS	224
+#define MAX_NODES	2
+#define WORDS		BITS_TO_LONGS(MAX_CPUS)
+#define REPEAT		16	/* BENCH_REPEAT of the kernel benchmark */
+#define CG_CALLS	3
+
+#define __noinline	__attribute__((__noinline__))
+
+/*
+ * The seeds' machines. @stride: the SMT sibling of CPU c is c + stride or
+ * c - stride (Linux's numbering on these x86 servers and desktops: the
+ * second threads come after all the first ones), or c ^ 1 for stride 1 (a
+ * QEMU guest). Nodes: the first threads and the second threads of a socket
+ * are on its node.
+ */
+struct topology {
+	const char *name;
+	int cpus, nodes, stride;
+};
+
+static const struct topology topologies[] = {
+	{ "224cpu-2node-smt2", 224, 2, 112 },	/* DGX B200 */
+	{ "160cpu-2socket-smt2", 160, 2, 80 },	/* Oracle X6-2 */
+	{ "24cpu-smt2", 24, 1, 12 },		/* Ryzen 9 3900X */
+	{ "8cpu-2node-smt2", 8, 2, 1 },		/* the project's VM */
+};
+
+static int sibling_of(const struct topology *t, int cpu)
+{
+	if (t->stride == 1)
+		return cpu ^ 1;
+	return cpu < t->stride ? cpu + t->stride : cpu - t->stride;
+}
+
+static int node_of(const struct topology *t, int cpu)
+{
+	if (t->stride == 1)
+		return cpu / (t->cpus / t->nodes);
+	/* The first thread of its core, then its socket. */
+	return (cpu % t->stride) / (t->stride / t->nodes);
+}
+
+/* Everything one topology's operations read and write. */
+struct bench {
+	const struct topology *t;
+	int cpus, overloaded;
+	struct sparsemask *mask, *scratch;
+	unsigned long smt[MAX_CPUS][WORDS];	/* siblings of each CPU */
+
+	/* idle pick */
+	struct scx_idle_topo topo;
+	unsigned long cpu[MAX_NODES + 1][WORDS], smtm[MAX_NODES + 1][WORDS];
+	struct scx_idle_masks nodes[MAX_NODES];
+	const unsigned long *sibling_ptrs[MAX_CPUS];
+	int cpu_node[MAX_CPUS];
+	int hit_cpu[MAX_NODES];			/* the CPU left idle on a node */
+	unsigned long online[1], allowed[WORDS], unvisited[1];
+	unsigned int distance[MAX_NODES * MAX_NODES];
+	u16 order[MAX_NODES * MAX_NODES];
+
+	/* asym fit: a synthetic asym domain of all the CPUs, as in the kernel's */
+	unsigned long capacity[MAX_CPUS], capacity_orig[MAX_CPUS], actual[MAX_CPUS];
+	bool idle_busy[MAX_CPUS], idle_all[MAX_CPUS];
+	unsigned long asym_cpus[WORDS];
+	struct asym_cpu_view views[MAX_CPUS];
+};
+
+/* ---- sparsemask ---- */
+
+static __noinline unsigned long c_smask_setclear(struct bench *b)
+{
+	int r, e;
+
+	for (r = 0; r < REPEAT; r++) {
+		for (e = 0; e < b->cpus; e++) {
+			sparsemask_set_elem(b->scratch, e);
+			sparsemask_clear_elem(b->scratch, e);
+		}
+	}
+	return 0;
+}
+
+static __noinline unsigned long rust_smask_setclear(struct bench *b)
+{
+	int r, e;
+
+	for (r = 0; r < REPEAT; r++) {
+		for (e = 0; e < b->cpus; e++) {
+			sched_rust_sparsemask_set_elem(b->scratch, e);
+			sched_rust_sparsemask_clear_elem(b->scratch, e);
+		}
+	}
+	return 0;
+}
+
+static __noinline unsigned long c_smask_test(struct bench *b)
+{
+	unsigned long hits = 0;
+	int r, e;
+
+	for (r = 0; r < REPEAT; r++)
+		for (e = 0; e < b->cpus; e++)
+			hits += sparsemask_test_elem(b->mask, e);
+	return hits;
+}
+
+static __noinline unsigned long rust_smask_test(struct bench *b)
+{
+	unsigned long hits = 0;
+	int r, e;
+
+	for (r = 0; r < REPEAT; r++)
+		for (e = 0; e < b->cpus; e++)
+			hits += sched_rust_sparsemask_test_elem(b->mask, e);
+	return hits;
+}
+
+static __noinline unsigned long c_smask_walk(struct bench *b)
+{
+	unsigned long sum = 0;
+	int origin, e;
+
+	for (origin = 0; origin < b->cpus; origin++)
+		sparsemask_for_each(b->mask, origin, e)
+			sum += e;
+	return sum;
+}
+
+static __noinline unsigned long rust_smask_walk(struct bench *b)
+{
+	unsigned long sum = 0;
+	int origin, e, n = b->cpus;
+
+	for (origin = 0; origin < n; origin++)
+		for (e = -1; (e = sched_rust_sparsemask_next(b->mask, origin, e)) < n;)
+			sum += e;
+	return sum;
+}
+
+/* ---- steal walk: every candidate refuses, from every CPU ---- */
+
+static int steal_refuse(void *arg, int src_cpu)
+{
+	*(unsigned long *)arg += src_cpu;
+	return STEAL_REFUSED;
+}
+
+static __noinline unsigned long c_steal_walk(struct bench *b)
+{
+	unsigned long sum = 0;
+	int dst, found = 0;
+
+	for (dst = 0; dst < b->cpus; dst++)
+		found += steal_search(b->mask, b->smt[dst], dst, steal_refuse, &sum);
+	return sum + found;
+}
+
+static __noinline unsigned long rust_steal_walk(struct bench *b)
+{
+	unsigned long sum = 0;
+	int dst, found = 0;
+
+	for (dst = 0; dst < b->cpus; dst++)
+		found += sched_rust_steal_search(b->mask, b->smt[dst], dst, steal_refuse, &sum);
+	return sum + found;
+}
+
+/* ---- sched_ext idle pick: every start node, nothing idle / one idle far ---- */
+
+#define IDLE_STATE	(SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE)
+
+static __always_inline unsigned long idle_batch(struct bench *b, bool hit, bool rust)
+{
+	unsigned int nodes = b->topo.nr_nodes, cursor = 0, r, start;
+	unsigned long sum = 0;
+
+	for (r = 0; r < REPEAT; r++) {
+		for (start = 0; start < nodes; start++) {
+			unsigned int far = start < nodes / 2 ? nodes - 1 : 0;
+			s32 got;
+
+			if (hit)
+				__set_bit(b->hit_cpu[far], b->cpu[far]);
+			if (rust)
+				got = sched_rust_idle_pick(&b->topo, b->allowed, start, 0,
+							   IDLE_STATE, &cursor);
+			else
+				got = scx_idle_topo_pick(&b->topo, b->allowed, start, 0,
+							 IDLE_STATE, &cursor, b->unvisited);
+			sum += got;
+		}
+	}
+	return sum;
+}
+
+static __noinline unsigned long c_idle_miss(struct bench *b) { return idle_batch(b, false, false); }
+static __noinline unsigned long rust_idle_miss(struct bench *b) { return idle_batch(b, false, true); }
+static __noinline unsigned long c_idle_hit(struct bench *b) { return idle_batch(b, true, false); }
+static __noinline unsigned long rust_idle_hit(struct bench *b) { return idle_batch(b, true, true); }
+
+/* ---- asym capacity fit ---- */
+
+struct asym_machine {
+	struct bench *b;
+	const bool *idle;
+};
+
+static const struct asym_fit_task asym_small_task = {
+	.util = 300, .uclamp_min = 0, .uclamp_max = SCHED_CAPACITY_SCALE, .uclamp_used = true,
+};
+
+static const struct asym_fit_task asym_fits_tasks[4] = {
+	{ .util = 300, .uclamp_max = SCHED_CAPACITY_SCALE },
+	{ .util = 600, .uclamp_max = SCHED_CAPACITY_SCALE, .uclamp_used = true },
+	{ .util = 100, .uclamp_min = 900, .uclamp_max = SCHED_CAPACITY_SCALE, .uclamp_used = true },
+	{ .util = 900, .uclamp_max = SCHED_CAPACITY_SCALE, .uclamp_used = true },
+};
+
+/* fair.c's asym_idle_cpu_view() over the machine @arg (SMT2, siblings 2n, 2n+1). */
+static bool asym_view(void *arg, int cpu, unsigned int want, struct asym_cpu_view *view)
+{
+	const struct asym_machine *m = arg;
+	const struct bench *b = m->b;
+	int core = cpu & ~1, sibling;
+
+	if (!m->idle[cpu])
+		return false;
+	view->capacity = b->capacity[cpu];
+	if (want & ASYM_VIEW_UCLAMP) {
+		view->capacity_orig = b->capacity_orig[cpu];
+		view->actual_capacity = b->actual[cpu];
+	}
+	if (want & ASYM_VIEW_CORE) {
+		view->core_idle = true;
+		for (sibling = core; sibling < core + 2; sibling++) {
+			if (sibling != cpu && !m->idle[sibling]) {
+				view->core_idle = false;
+				break;
+			}
+		}
+	}
+	return true;
+}
+
+static __always_inline unsigned long asym_scan_batch(struct bench *b, const bool *idle,
+						     int repeat, bool rust)
+{
+	struct asym_machine m = { b, idle };
+	struct asym_scan scan = {
+		.cpus = b->asym_cpus, .nbits = b->cpus, .has_idle_core = true,
+	};
+	unsigned long sum = 0;
+	bool clear;
+	int r, cpu;
+
+	for (r = 0; r < repeat; r++) {
+		for (scan.target = 0; scan.target < b->cpus; scan.target++) {
+			if (rust)
+				cpu = sched_rust_select_idle_capacity(&asym_small_task, &scan,
+								      asym_view, &m, &clear);
+			else
+				cpu = asym_select_idle_capacity(&asym_small_task, &scan,
+								asym_view, &m, &clear);
+			sum += 2 * (cpu + 1) + clear;
+		}
+	}
+	return sum;
+}
+
+static __noinline unsigned long c_asym_full(struct bench *b)
+{
+	return asym_scan_batch(b, b->idle_busy, 1, false);
+}
+
+static __noinline unsigned long rust_asym_full(struct bench *b)
+{
+	return asym_scan_batch(b, b->idle_busy, 1, true);
+}
+
+static __noinline unsigned long c_asym_first(struct bench *b)
+{
+	return asym_scan_batch(b, b->idle_all, REPEAT, false);
+}
+
+static __noinline unsigned long rust_asym_first(struct bench *b)
+{
+	return asym_scan_batch(b, b->idle_all, REPEAT, true);
+}
+
+static __always_inline unsigned long asym_fits_batch(struct bench *b, bool rust)
+{
+	const struct asym_fit_task *task;
+	unsigned long sum = 0;
+	int r, cpu;
+	bool fits;
+
+	for (r = 0; r < REPEAT; r++) {
+		task = &asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)];
+		for (cpu = 0; cpu < b->cpus; cpu++) {
+			if (rust)
+				fits = sched_rust_asym_fits_cpu(task, true, &b->views[cpu]);
+			else
+				fits = asym_fits_cpu_view(task, true, &b->views[cpu]);
+			sum += fits * (cpu + 1);
+		}
+	}
+	return sum;
+}
+
+static __noinline unsigned long c_asym_fits(struct bench *b) { return asym_fits_batch(b, false); }
+static __noinline unsigned long rust_asym_fits(struct bench *b) { return asym_fits_batch(b, true); }
+
+/* ---- the operations ---- */
+
+struct op {
+	const char *helper, *name, *unit;
+	unsigned long (*c)(struct bench *b);
+	unsigned long (*rust)(struct bench *b);
+	const char *c_fn, *rust_fn;		/* their names, for callgrind */
+	long (*ops)(const struct bench *b);	/* operations per batch */
+};
+
+#define OP(helper, name, unit, fn, count) \
+	{ helper, name, unit, c_##fn, rust_##fn, "c_" #fn, "rust_" #fn, count }
+
+static long ops_cpus_x_repeat(const struct bench *b) { return (long)REPEAT * b->cpus; }
+static long ops_cpus(const struct bench *b) { return b->cpus; }
+static long ops_picks(const struct bench *b) { return (long)REPEAT * b->topo.nr_nodes; }
+
+static const struct op ops[] = {
+	OP("sparsemask", "set+clear", "one set_elem and one clear_elem",
+	   smask_setclear, ops_cpus_x_repeat),
+	OP("sparsemask", "test", "one test_elem", smask_test, ops_cpus_x_repeat),
+	OP("sparsemask", "walk", "a full wrap-around walk (overloaded + 1 next calls)",
+	   smask_walk, ops_cpus),
+	OP("steal", "steal walk", "one steal_search, every candidate refusing",
+	   steal_walk, ops_cpus),
+	OP("idle_pick", "idle pick miss", "one scx_pick_idle_cpu, nothing idle",
+	   idle_miss, ops_picks),
+	OP("idle_pick", "idle pick hit", "one scx_pick_idle_cpu, one idle CPU on the far node",
+	   idle_hit, ops_picks),
+	OP("asym_fit", "asym scan full", "one select_idle_capacity reaching every CPU",
+	   asym_full, ops_cpus),
+	OP("asym_fit", "asym scan first", "one select_idle_capacity returning at the target",
+	   asym_first, ops_cpus_x_repeat),
+	OP("asym_fit", "asym fits cpu", "one asym_fits_cpu test", asym_fits, ops_cpus_x_repeat),
+};
+
+/* ---- set-up ---- */
+
+static unsigned int rnd_state = 42;
+
+static unsigned int rnd(void)
+{
+	/* xorshift32: a fixed sequence, the same on every run */
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 17;
+	rnd_state ^= rnd_state << 5;
+	return rnd_state;
+}
+
+static void bench_init(struct bench *b, const struct topology *t)
+{
+	int cpu, n, to, set = 0;
+
+	memset(b, 0, sizeof(*b));
+	b->t = t;
+	b->cpus = t->cpus;
+	/* As many overloaded CPUs as the kernel benchmark's 12 of 256, at least 2. */
+	b->overloaded = max(2, t->cpus * 12 / 256);
+	b->mask = sparsemask_alloc_node(t->cpus, SMASK_DENSITY_DEFAULT, GFP_KERNEL, NUMA_NO_NODE);
+	b->scratch = sparsemask_alloc_node(t->cpus, SMASK_DENSITY_DEFAULT, GFP_KERNEL,
+					   NUMA_NO_NODE);
+	if (!b->mask || !b->scratch)
+		exit(1);
+	rnd_state = 42;
+	while (set < b->overloaded) {
+		int e = rnd() % t->cpus;
+
+		if (!sparsemask_test_elem(b->mask, e)) {
+			sparsemask_set_elem(b->mask, e);
+			set++;
+		}
+	}
+
+	for (cpu = 0; cpu < t->cpus; cpu++) {
+		__set_bit(cpu, b->smt[cpu]);
+		__set_bit(sibling_of(t, cpu), b->smt[cpu]);
+		b->sibling_ptrs[cpu] = b->smt[cpu];
+		b->cpu_node[cpu] = node_of(t, cpu);
+	}
+	for (n = 0; n < t->nodes; n++) {
+		int seen = 0;
+
+		/* The fourth CPU of the node, as the kernel's far + 3. */
+		for (cpu = 0; cpu < t->cpus && seen < 4; cpu++)
+			if (b->cpu_node[cpu] == n && ++seen)
+				b->hit_cpu[n] = cpu;
+		b->nodes[n].cpu = b->cpu[n];
+		b->nodes[n].smt = b->smtm[n];
+		for (to = 0; to < t->nodes; to++)
+			b->distance[n * t->nodes + to] = 10 + 10 * abs(n - to);
+	}
+	bitmap_fill(b->online, t->nodes);
+	bitmap_fill(b->allowed, t->cpus);
+	if (!sched_rust_idle_build_node_order(b->distance, t->nodes, b->order))
+		exit(1);
+	b->topo = (struct scx_idle_topo) {
+		.nr_cpus = t->cpus, .nr_nodes = t->nodes,
+		.smt_siblings = b->sibling_ptrs, .cpu_node = b->cpu_node,
+		.global = { b->cpu[MAX_NODES], b->smtm[MAX_NODES] },
+		.nodes = b->nodes, .online_nodes = b->online,
+		.distance = b->distance, .node_order = b->order,
+	};
+
+	for (cpu = 0; cpu < t->cpus; cpu++) {
+		b->capacity_orig[cpu] = cpu < t->cpus / 2 ? 512 : SCHED_CAPACITY_SCALE;
+		b->capacity[cpu] = b->capacity_orig[cpu] - 8 * (cpu % 7);
+		b->actual[cpu] = b->capacity_orig[cpu] - 16 * (cpu % 3);
+		/* One busy thread per core, alternating between siblings. */
+		b->idle_busy[cpu] = cpu % 2 != (cpu / 2) % 2;
+		b->idle_all[cpu] = true;
+		b->views[cpu] = (struct asym_cpu_view) {
+			.capacity = b->capacity[cpu],
+			.capacity_orig = b->capacity_orig[cpu],
+			.actual_capacity = b->actual[cpu],
+			.core_idle = (cpu / 2) % 4 != 3,	/* every fourth core busy */
+		};
+	}
+	bitmap_fill(b->asym_cpus, t->cpus);
+}
+
+/* ---- timing ---- */
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static double time_batches(unsigned long (*fn)(struct bench *), struct bench *b, long reps,
+			   unsigned long *sink)
+{
+	double t0 = now_ns();
+	long i;
+
+	for (i = 0; i < reps; i++)
+		*sink += fn(b);
+	return now_ns() - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void json_str(const char *key, const char *val)
+{
+	printf("\"%s\":\"", key);
+	for (; *val; val++)
+		printf(*val == '"' || *val == '\\' ? "\\%c" : "%c", *val);
+	printf("\",");
+}
+
+#define MIN_BATCH_NS	200000.0	/* 200 us: clock resolution is ~20-50 ns */
+
+static void time_op(struct bench *b, const struct op *op, int rounds)
+{
+	double *ratio = calloc(rounds, sizeof(double));
+	double *c_ns = calloc(rounds, sizeof(double));
+	double *r_ns = calloc(rounds, sizeof(double));
+	unsigned long c_sink = 0, r_sink = 0, c_check = 0, r_check = 0;
+	long reps = 1, nops;
+	double z = 1.959964, lo_rank, hi_rank;
+	int r, lo, hi;
+
+	/* Same answers on both sides, or the comparison is void. */
+	c_check = op->c(b);
+	r_check = op->rust(b);
+
+	/* Warm up, and size the batch so that each timing is >= MIN_BATCH_NS. */
+	while (time_batches(op->c, b, reps, &c_sink) < MIN_BATCH_NS)
+		reps *= 2;
+	time_batches(op->rust, b, reps, &r_sink);
+	nops = reps * op->ops(b);
+
+	for (r = 0; r < rounds; r++) {
+		double tc, tr;
+
+		if (r & 1) {
+			tr = time_batches(op->rust, b, reps, &r_sink);
+			tc = time_batches(op->c, b, reps, &c_sink);
+		} else {
+			tc = time_batches(op->c, b, reps, &c_sink);
+			tr = time_batches(op->rust, b, reps, &r_sink);
+		}
+		ratio[r] = tr / tc;
+		c_ns[r] = tc / nops;
+		r_ns[r] = tr / nops;
+	}
+	qsort(ratio, rounds, sizeof(double), cmp_double);
+	qsort(c_ns, rounds, sizeof(double), cmp_double);
+	qsort(r_ns, rounds, sizeof(double), cmp_double);
+
+	/*
+	 * Distribution-free 95% interval of the median: the order statistics
+	 * of ranks n/2 -+ 1.96 sqrt(n)/2 (normal approximation of the
+	 * binomial), 1-based, rounded outwards.
+	 */
+	lo_rank = floor(rounds / 2.0 - z * sqrt(rounds) / 2.0);
+	hi_rank = ceil(rounds / 2.0 + 1 + z * sqrt(rounds) / 2.0);
+	lo = (int)max(lo_rank, 1.0) - 1;
+	hi = (int)min(hi_rank, (double)rounds) - 1;
+
+	printf("{");
+	json_str("topology", b->t->name);
+	json_str("helper", op->helper);
+	json_str("op", op->name);
+	json_str("unit", op->unit);
+	printf("\"cpus\":%d,\"nodes\":%d,\"overloaded\":%d,", b->cpus, b->t->nodes, b->overloaded);
+	printf("\"c_ns\":%.4f,\"rust_ns\":%.4f,\"ratio\":%.4f,\"ci_lo\":%.4f,\"ci_hi\":%.4f,",
+	       c_ns[rounds / 2], r_ns[rounds / 2], ratio[rounds / 2], ratio[lo], ratio[hi]);
+	printf("\"ratio_min\":%.4f,\"ratio_max\":%.4f,\"rounds\":%d,\"ops_per_round\":%ld,",
+	       ratio[0], ratio[rounds - 1], rounds, nops);
+	printf("\"same_results\":%s}\n", c_check == r_check ? "true" : "false");
+	fflush(stdout);
+	free(ratio);
+	free(c_ns);
+	free(r_ns);
+}
+
+int main(int argc, char **argv)
+{
+	static struct bench bench;
+	size_t t, i;
+
+	if (argc == 3 && !strcmp(argv[1], "time")) {
+		int rounds = atoi(argv[2]);
+
+		if (rounds < 5)
+			return 2;
+		for (t = 0; t < ARRAY_SIZE(topologies); t++) {
+			bench_init(&bench, &topologies[t]);
+			for (i = 0; i < ARRAY_SIZE(ops); i++)
+				time_op(&bench, &ops[i], rounds);
+		}
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "callgrind")) {
+		unsigned long sink = 0;
+		int k;
+
+		t = atoi(argv[2]);
+		if (t >= ARRAY_SIZE(topologies))
+			return 2;
+		bench_init(&bench, &topologies[t]);
+		for (i = 0; i < ARRAY_SIZE(ops); i++) {
+			for (k = 0; k < CG_CALLS; k++) {
+				sink += ops[i].c(&bench);
+				sink += ops[i].rust(&bench);
+			}
+			printf("{\"topology\":\"%s\",\"op\":\"%s\",\"c_fn\":\"%s\",\"rust_fn\":\"%s\",\"calls\":%d,\"ops_per_call\":%ld}\n",
+			       topologies[t].name, ops[i].name, ops[i].c_fn, ops[i].rust_fn,
+			       CG_CALLS, ops[i].ops(&bench));
+		}
+		return sink == 42;	/* keep the results alive */
+	}
+	fprintf(stderr, "usage: %s time ROUNDS | callgrind TOPOLOGY(0-%zu)\n", argv[0],
+		ARRAY_SIZE(topologies) - 1);
+	return 2;
+}
