@@ -74,7 +74,7 @@ export CACHE KSRC KOUT KERNEL_DEB_VERSION VNG VM_CPUS VM_NUMA VM_MEMORY VM_KVM V
 export STEAL_GUEST SCX_OUT SCX_TESTS SCX_GUEST LLVM_VERSION
 
 .PHONY: help deps kernel-src apply config build vm-test kunit userspace-test userspace-test-verbose clippy \
-	check-panics steal-bench pure-c cfi rustfmt rustfmtcheck run test clean distclean \
+	check-panics steal-bench pure-c cfi inline rustfmt rustfmtcheck run test clean distclean \
 	scx-selftests scx-selftests-build kunit-um
 
 help:
@@ -82,8 +82,12 @@ help:
 	@echo "make test    all tests: userspace (cargo test, clippy, rustfmt), kernel build, no-panic"
 	@echo "             check, KUnit and a steal check (hackbench off/C/Rust) in the VM"
 	@echo "steps:       deps kernel-src apply config build vm-test steal-bench pure-c cfi"
+	@echo "             inline (Rust inlined into its C callers: build, no-call proof, KUnit)"
 	@echo "             scx-selftests (upstream's sched_ext selftests, C and Rust idle picker)"
 	@echo "             kunit-um (the KUnit suites by kunit.py on UML, as KUnit CI runs them)"
+	@echo "             debug-kernel (KASAN, then KCSAN kernel, both with lockdep, UBSAN,"
+	@echo "             DEBUG_ATOMIC_SLEEP: KUnit + hackbench C/Rust, any report fails;"
+	@echo "             debug-kernel-kasan / debug-kernel-kcsan run one)"
 	@echo "             userspace-test clippy rustfmt rustfmtcheck check-panics"
 	@echo "             lint = clippy-kernel (kernel clippy on our crate) + checkpatch"
 	@echo "             fuzz (FUZZ_SECONDS per target, 5 min by default), fuzz-short, loom"
@@ -144,6 +148,63 @@ checkpatch: kernel-src
 
 lint: clippy-kernel checkpatch
 
+# The postable series (scripts/series.sh, docs/series.md). make series commits
+# patches/series onto a clean 7.2 git tree ($(SERIES_DIR)/linux-7.2, from the
+# Debian tarball, made once), each patch with the new files patches/new-files
+# gives it, checks that the last commit equals what make apply makes, and
+# writes git format-patch files with a cover letter (patches/cover-letter.txt)
+# into $(SERIES_DIR)/out. SERIES_SIGNOFF="Name <address>" fills the poster's
+# Signed-off-by. series-check applies the written files with git am and builds
+# them with every sched-rust option off and with all on; series-bisect builds
+# every commit in turn (not in make test); series-checkpatch runs checkpatch
+# on the written files.
+SERIES_DIR          ?= $(CACHE)/series
+SERIES_KSRC          = $(SERIES_DIR)/linux-7.2
+SERIES_OFF_KOUT     ?= $(CACHE)/build-series-off
+SERIES_ON_KOUT      ?= $(CACHE)/build-series-on
+SERIES_BISECT_KOUT  ?= $(CACHE)/build-series-bisect
+SERIES_OFF_FRAGMENTS ?= configs/vm-base.config configs/pure-c.config
+SERIES_ON_FRAGMENTS  ?= $(CONFIG_FRAGMENTS)
+LOCK = flock $(CACHE)/build.lock
+export SERIES_DIR
+.PHONY: series series-check series-bisect series-checkpatch series-kbuild series-kmake
+
+series: deps
+	scripts/series.sh make
+
+# One configuration of the series tree (KOUT, CONFIG_FRAGMENTS from the caller).
+# ccache ignores the build folder's name (debug info keeps the first folder's).
+series-kbuild series-kmake: export CCACHE_NOHASHDIR = 1
+series-kbuild:
+	scripts/config.sh $(CONFIG_FRAGMENTS)
+	$(KMAKE) bzImage
+series-kmake:
+	$(KMAKE) $(KTARGETS)
+
+series-check: series
+	scripts/series.sh am
+	@echo "series-check: build with every sched-rust option off ($(SERIES_OFF_KOUT))"
+	time $(LOCK) $(MAKE) --no-print-directory series-kbuild KSRC=$(SERIES_KSRC) \
+		KOUT=$(SERIES_OFF_KOUT) CONFIG_FRAGMENTS="$(SERIES_OFF_FRAGMENTS)"
+	! grep -q sched_rust $(SERIES_OFF_KOUT)/System.map
+	@echo "series-check: build with every sched-rust option on ($(SERIES_ON_KOUT))"
+	time $(LOCK) $(MAKE) --no-print-directory series-kbuild KSRC=$(SERIES_KSRC) \
+		KOUT=$(SERIES_ON_KOUT) CONFIG_FRAGMENTS="$(SERIES_ON_FRAGMENTS)"
+	grep -q sched_rust_steal_search $(SERIES_ON_KOUT)/System.map
+	KOUT=$(SERIES_ON_KOUT) scripts/check-panics.sh
+	@echo "series-check: ok: the posted files apply with git am and build with all options off and on"
+
+series-bisect: series
+	scripts/series.sh am
+	$(LOCK) env KSRC=$(SERIES_KSRC) KOUT=$(SERIES_BISECT_KOUT) scripts/config.sh $(SERIES_ON_FRAGMENTS)
+	cp $(SERIES_BISECT_KOUT)/.config $(SERIES_DIR)/bisect.config
+	SERIES_KOUT=$(SERIES_BISECT_KOUT) SERIES_CONFIG=$(SERIES_DIR)/bisect.config \
+		SERIES_KMAKE="$(LOCK) $(MAKE) --no-print-directory -C $(TOP) series-kmake" \
+		scripts/series.sh bisect
+
+series-checkpatch: series
+	scripts/checkpatch.py --series
+
 # Coverage-guided fuzzing of the cores against their reference models
 # (scripts/fuzz.sh, libFuzzer on the stable toolchain; docs/testing.md).
 # make fuzz runs each target FUZZ_SECONDS; make test runs fuzz-short.
@@ -182,7 +243,7 @@ pure-c: apply
 	$(MAKE) --no-print-directory build KOUT=$(PURE_C_KOUT) \
 		CONFIG_FRAGMENTS="configs/vm-base.config configs/pure-c.config"
 	! grep -q sched_rust $(PURE_C_KOUT)/System.map
-	KOUT=$(PURE_C_KOUT) KUNIT_SUITES= VM_EXTRA="STEAL_MODES='off c' $(STEAL_GUEST)" \
+	KOUT=$(PURE_C_KOUT) KUNIT_SUITES=sched_rust_sparsemask VM_EXTRA="STEAL_MODES='off c' $(STEAL_GUEST)" \
 		scripts/vm-kunit.sh
 	scripts/steal-report.py $(CACHE)/vm
 
@@ -195,6 +256,41 @@ cfi: apply
 		CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS) configs/cfi.config"
 	KOUT=$(CFI_KOUT) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scripts/vm-kunit.sh
 	scripts/steal-report.py $(CACHE)/vm
+
+# The Rust helpers inlined into their C callers (CONFIG_SCHED_RUST_INLINE,
+# patches/0013), in its own build folder: the proof from the objects'
+# disassembly that overload_set(), overload_clear(), try_steal(), the asym
+# fit and the idle picks call no sched_rust_* function and hold the Rust
+# code (scripts/inline-proof.py), then the KUnit suites (which call the
+# exports), the benchmark and the Rust steal path (the inlined copies) in
+# the VM.
+INLINE_KOUT ?= $(CACHE)/build-inline
+inline: STEAL_ROUNDS = 2
+inline: apply
+	$(MAKE) --no-print-directory build KOUT=$(INLINE_KOUT) \
+		CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS) configs/inline.config"
+	scripts/inline-proof.py $(INLINE_KOUT)
+	KOUT=$(INLINE_KOUT) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scripts/vm-kunit.sh
+	scripts/steal-report.py $(CACHE)/vm
+
+# The debug kernels (scripts/debug-kernel.sh, docs/testing.md): the VM kernel
+# with KASAN, then with KCSAN (Kconfig excludes the two), both with lockdep,
+# DEBUG_ATOMIC_SLEEP and UBSAN, each in its own build folder, booted with
+# every Rust helper on for the KUnit suites and a short hackbench with the C
+# and the Rust steal walk; any checker report in the guest's log fails.
+# Not in make test: it takes longer than the rest of make test together.
+DEBUG_KOUT ?= $(CACHE)/build-debug
+DEBUG_KCSAN_KOUT ?= $(CACHE)/build-debug-kcsan
+export DEBUG_KOUT DEBUG_KCSAN_KOUT
+DEBUG_KERNEL = CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS)" scripts/debug-kernel.sh
+.PHONY: debug-kernel debug-kernel-kasan debug-kernel-kcsan
+debug-kernel debug-kernel-kasan debug-kernel-kcsan: STEAL_ROUNDS = 2
+debug-kernel: apply
+	$(DEBUG_KERNEL) kasan kcsan
+debug-kernel-kasan: apply
+	$(DEBUG_KERNEL) kasan
+debug-kernel-kcsan: apply
+	$(DEBUG_KERNEL) kcsan
 
 # The KUnit suites the way KUnit CI runs them: the tree's kunit.py with the
 # project's kunitconfig, on UML (a host process: no VM, no KVM), with 2 CPUs
@@ -213,6 +309,25 @@ kunit-um: apply
 		$(KUNIT_PY_TOOLCHAIN) --kernel_args ncpus=$(UM_CPUS) --kernel_args seccomp=on \
 		--json=$(UM_KOUT)/kunit.json
 	scripts/kunit-summary.py $(UM_KOUT)/kunit.json
+
+# The in-kernel benchmark on the host's CPU: a UML kernel built for speed
+# (configs/uml-bench.config) in its own folder, booted with UM_CPUS CPUs and
+# the host's root on hostfs; its init (scripts/uml-bench-init.sh) reads
+# debugfs sched_rust/bench with UM_BENCH_ROUNDS rounds of batches of about
+# UM_BENCH_BATCH_US each. Results: $(BENCH_OUT)/uml.jsonl (scripts/uml-bench.sh).
+# UM_BENCH_VARIANTS: "base", and "inline" where the inline option exists.
+UM_BENCH_KOUT      ?= $(CACHE)/build-um-bench
+UM_BENCH_FRAGMENTS ?= configs/uml-bench.config
+UM_BENCH_ROUNDS    ?= 301
+UM_BENCH_BATCH_US  ?= 500
+UM_BENCH_BOOTS     ?= 3
+BENCH_OUT          ?= $(CACHE)/bench
+export UM_BENCH_KOUT UM_BENCH_ROUNDS UM_BENCH_BATCH_US UM_BENCH_BOOTS BENCH_OUT UM_CPUS
+
+.PHONY: bench-uml-build bench-uml bench
+bench-uml-build: apply
+	ARCH=um CONFIG_BASE=empty KOUT=$(UM_BENCH_KOUT) scripts/config.sh $(UM_BENCH_FRAGMENTS)
+	$(KMAKE) O=$(UM_BENCH_KOUT) ARCH=um linux
 
 # The userspace replica of the microbenchmark (bench/userspace/, see
 # docs/benchmarks.md): the C helpers inline against the Rust exports, without
@@ -247,7 +362,7 @@ test: deps
 	scripts/run-tests.sh
 
 clean:
-	rm -rf $(KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(UM_KOUT) $(CACHE)/vm $(SCX_OUT)
+	rm -rf $(KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(INLINE_KOUT) $(UM_KOUT) $(DEBUG_KOUT) $(DEBUG_KCSAN_KOUT) $(CACHE)/vm $(SCX_OUT)
 	cd rust && cargo clean
 
 distclean:

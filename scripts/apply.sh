@@ -46,6 +46,10 @@ if ! cmp -s "$top/Kconfig" "$KSRC/kernel/sched/Kconfig.rust"; then
 fi
 log "$installed new or changed file(s) installed"
 
+# A patch may have no diff at all: one whose content is only new files
+# (patches/new-files), installed above like every other new file.
+has_diff() { grep -q '^--- ' "$1"; }
+
 # 2. Patches. $state holds a copy of each patch as applied, in order.
 mkdir -p "$state"
 mapfile -t series < <(grep -v -e '^#' -e '^[[:space:]]*$' "$top/patches/series")
@@ -63,7 +67,8 @@ done
 for ((i = ${#applied[@]} - 1; i >= keep; i--)); do
 	p=${applied[$i]}
 	log "reverting $p (changed or dropped since it was applied)"
-	patch -d "$KSRC" -p1 -R -s -f --no-backup-if-mismatch < "$state/$p" ||
+	! has_diff "$state/$p" ||
+		patch -d "$KSRC" -p1 -R -s -f --no-backup-if-mismatch < "$state/$p" ||
 		die "cannot revert $p; restore the tree (make distclean) and retry"
 	rm -f "$state/$p"
 	printf '%s\n' "${applied[@]:0:$i}" | sed '/^$/d' > "$state/series"
@@ -72,11 +77,14 @@ done
 for ((i = keep; i < ${#series[@]}; i++)); do
 	p=${series[$i]}
 	[ -f "$top/patches/$p" ] || die "patches/series lists $p, which does not exist"
-	if ! out=$(patch -d "$KSRC" -p1 -N -s -f --dry-run < "$top/patches/$p" 2>&1); then
+	if ! has_diff "$top/patches/$p"; then
+		:	# new files only
+	elif ! out=$(patch -d "$KSRC" -p1 -N -s -f --dry-run < "$top/patches/$p" 2>&1); then
 		printf '%s\n' "$out" >&2
 		die "$p does not apply to $KSRC"
 	fi
-	patch -d "$KSRC" -p1 -N -s -f --no-backup-if-mismatch < "$top/patches/$p"
+	! has_diff "$top/patches/$p" ||
+		patch -d "$KSRC" -p1 -N -s -f --no-backup-if-mismatch < "$top/patches/$p"
 	cp "$top/patches/$p" "$state/$p"
 	printf '%s\n' "${series[@]:0:$((i + 1))}" > "$state/series"
 	log "applied $p"

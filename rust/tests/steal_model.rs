@@ -7,19 +7,19 @@
 mod models;
 
 use core::sync::atomic::AtomicUsize;
-use models::steal::model;
+use models::steal::{answer_of, model};
 use proptest::prelude::*;
 use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_DEFAULT};
-use sched_rust_core::steal::{steal_search, CpuBitmap};
+use sched_rust_core::steal::{steal_search, Attempt, CpuBitmap};
 
-fn topology() -> impl Strategy<Value = (Vec<bool>, usize, usize, Vec<bool>)> {
-    // (overload bits, dst, threads per core, accepting CPUs)
+fn topology() -> impl Strategy<Value = (Vec<bool>, usize, usize, Vec<u8>)> {
+    // (overload bits, dst, threads per core, each attempt's answer)
     (1usize..300, 1usize..=4).prop_flat_map(|(n, threads)| {
         (
             prop::collection::vec(prop::bool::weighted(0.2), n),
             0..n,
             Just(threads),
-            prop::collection::vec(prop::bool::weighted(0.3), n),
+            prop::collection::vec(any::<u8>(), n),
         )
     })
 }
@@ -28,7 +28,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
 
     #[test]
-    fn walk_matches_model((overload_bits, dst, threads, accept) in topology(), smt in any::<bool>()) {
+    fn walk_matches_model((overload_bits, dst, threads, answers) in topology(), smt in any::<bool>()) {
         let n = overload_bits.len();
         let chunks: Vec<Chunk> = (0..chunks_for(n as u32, DENSITY_DEFAULT).unwrap())
             .map(|_| Chunk::default()).collect();
@@ -46,11 +46,12 @@ proptest! {
         if let Some(last) = words.last() { last.store(usize::MAX, core::sync::atomic::Ordering::Relaxed) }
         let siblings = smt.then(|| CpuBitmap::new(&words));
 
+        let answer: Vec<Attempt> = answers.iter().map(|&b| answer_of(b)).collect();
         let mut tried = Vec::new();
-        let got = steal_search(&overload, siblings, dst as u32, |cpu| { tried.push(cpu); accept[cpu as usize] });
-        let want = model(&overload_bits, smt.then_some(&sib[..]), dst, &accept);
-        prop_assert_eq!(&tried, &want);
-        prop_assert_eq!(got, want.last().copied().filter(|&c| accept[c as usize]));
+        let got = steal_search(&overload, siblings, dst as u32, |cpu| { tried.push(cpu); answer[cpu as usize] });
+        let (want_tried, want) = model(&overload_bits, smt.then_some(&sib[..]), dst, &answer);
+        prop_assert_eq!(&tried, &want_tried);
+        prop_assert_eq!(got, want);
     }
 }
 
@@ -63,7 +64,7 @@ fn empty_mask_and_lone_destination_try_nothing() {
     assert_eq!(
         steal_search(&overload, Some(CpuBitmap::new(&words)), 5, |_| {
             tried += 1;
-            true
+            Attempt::Taken
         }),
         None
     );
@@ -71,7 +72,7 @@ fn empty_mask_and_lone_destination_try_nothing() {
     assert_eq!(
         steal_search(&overload, Some(CpuBitmap::new(&words)), 5, |_| {
             tried += 1;
-            true
+            Attempt::Taken
         }),
         None
     );

@@ -110,10 +110,10 @@ static unsigned long smask_walk_rust(struct sparsemask *mask)
 /* bench_smt[cpu]: the SMT siblings of @cpu, as pairs (2n, 2n + 1). */
 static unsigned long bench_smt[BENCH_NELEMS][BITS_TO_LONGS(BENCH_NELEMS)];
 
-static bool bench_steal_refuse(void *arg, int src_cpu)
+static int bench_steal_refuse(void *arg, int src_cpu)
 {
 	*(unsigned long *)arg += src_cpu;
-	return false;
+	return STEAL_REFUSED;
 }
 
 /*

@@ -18,11 +18,8 @@
 
 #include "ext/idle_pick.h"	/* struct scx_idle_topo, a plain view */
 #include "asym_fit.h"		/* struct asym_cpu_view and co., plain views */
-
-struct sparsemask;
-
-/* Try to steal a task from @src_cpu for the caller's CPU; true on success. */
-typedef bool (*steal_from_fn)(void *arg, int src_cpu);
+#include "sparsemask.h"		/* struct sparsemask, SPARSEMASK_CHUNK_BYTES */
+#include "steal_search.h"	/* steal_from_fn, STEAL_* */
 
 /*
  * The prototypes are declared whatever the configuration; a function
@@ -78,8 +75,9 @@ bool sched_rust_idle_build_node_order(const unsigned int *distance,
  * (asym_select_idle_capacity(), asym_util_fits_cpu(), asym_fits_cpu_view()).
  * A NULL @clear_idle_cores is not written; no other pointer (@task, @scan,
  * @scan->cpus, @view, @cpu) may be NULL: the C functions dereference them.
- * The Rust functions, which must check a pointer before they borrow it, pick
- * and fit nothing for a NULL one (-1, 0, false); that is not part of the
+ * The Rust scan, which must check a pointer before it borrows it, picks
+ * nothing for a NULL one (-1); the Rust fit tests, called per CPU, check
+ * only with CONFIG_RUST_DEBUG_ASSERTIONS (0, false). Neither is part of the
  * contract.
  */
 int sched_rust_select_idle_capacity(const struct asym_fit_task *task,

@@ -59,6 +59,21 @@ struct sparsemask {
 	struct sparsemask_chunk chunks[];	/* embedded array of chunks */
 };
 
+/*
+ * The layout is a contract with the Rust implementation, checked on both
+ * sides at build time: here, that a chunk is one cache line and that the
+ * chunks start one chunk after the header; in sparsemask_export.rs, that
+ * Rust's chunk size, header fields and chunk offset are these. A kernel
+ * whose cache lines are not the 64 bytes Rust assumes (s390 has 256) then
+ * fails to build with CONFIG_SCHED_RUST_SPARSEMASK, rather than having C
+ * and Rust disagree on where an element lives.
+ */
+enum { SPARSEMASK_CHUNK_BYTES = sizeof(struct sparsemask_chunk) };
+#ifdef CONFIG_SMP
+static_assert(SPARSEMASK_CHUNK_BYTES == SMP_CACHE_BYTES);
+#endif
+static_assert(offsetof(struct sparsemask, chunks) == SPARSEMASK_CHUNK_BYTES);
+
 #define SMASK_ELEMS_PER_CHUNK(density)	(1U << (density))
 
 /* The bits of a chunk's word that hold elements. */

@@ -3,10 +3,11 @@
  * KUnit: the C and the Rust steal candidate walk on identical inputs.
  *
  * Both walks run on the same overload mask and SMT sibling bitmap with a
- * steal_from() callback that records each CPU tried and accepts only the
- * CPUs the case says; the sequences of tried CPUs must be identical, and
- * equal to the one computed by a direct transcription of the posted
- * try_steal() loops over a plain bool array.
+ * steal_from() callback that records each CPU tried and answers what the
+ * case says for it (STEAL_TAKEN, STEAL_REFUSED or STEAL_STOP); the
+ * sequences of tried CPUs must be identical, and equal to the one computed
+ * by a direct transcription of the walk (siblings once, then the other
+ * overloaded CPUs with wrap-around) over a plain bool array.
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
@@ -25,47 +26,53 @@ struct steal_case {
 	struct sparsemask *overload;
 	unsigned long *siblings;	/* NULL: no SMT */
 	bool overloaded[STEAL_MAX_CPUS];
-	bool accept[STEAL_MAX_CPUS];	/* steal_from(cpu) succeeds */
+	s8 answer[STEAL_MAX_CPUS];	/* what steal_from(cpu) returns */
 	int nr_cpus, dst_cpu, threads;
 };
 
 struct steal_record {
-	const bool *accept;
+	const s8 *answer;
 	int tried[2 * STEAL_MAX_CPUS];
 	int nr_tried;
 	bool overflow;
 };
 
-static bool record_steal_from(void *arg, int src_cpu)
+static int record_steal_from(void *arg, int src_cpu)
 {
 	struct steal_record *rec = arg;
 
 	if (rec->nr_tried >= ARRAY_SIZE(rec->tried) || src_cpu < 0 ||
 	    src_cpu >= STEAL_MAX_CPUS) {
 		rec->overflow = true;
-		return true;	/* stop the walk */
+		return STEAL_STOP;
 	}
 	rec->tried[rec->nr_tried++] = src_cpu;
-	return rec->accept[src_cpu];
+	return rec->answer[src_cpu];
 }
 
-/* The posted try_steal() loops, over plain arrays. */
+/* The walk as two plain loops over arrays; the destination is in range. */
 static int model_steal(const struct steal_case *c, struct steal_record *rec)
 {
-	int cpu, i;
+	int cpu, i, ret;
 
 	if (c->siblings) {
 		for (cpu = 0; cpu < c->nr_cpus; cpu++) {
-			if (test_bit(cpu, c->siblings) && cpu != c->dst_cpu &&
-			    c->overloaded[cpu] && record_steal_from(rec, cpu))
-				return cpu;
+			if (!test_bit(cpu, c->siblings) || cpu == c->dst_cpu ||
+			    !c->overloaded[cpu])
+				continue;
+			ret = record_steal_from(rec, cpu);
+			if (ret)
+				return ret > 0 ? cpu : -1;
 		}
 	}
 	for (i = 0; i < c->nr_cpus; i++) {
 		cpu = (c->dst_cpu + i) % c->nr_cpus;
-		if (c->overloaded[cpu] && cpu != c->dst_cpu &&
-		    record_steal_from(rec, cpu))
-			return cpu;
+		if (!c->overloaded[cpu] || cpu == c->dst_cpu ||
+		    (c->siblings && test_bit(cpu, c->siblings)))
+			continue;
+		ret = record_steal_from(rec, cpu);
+		if (ret)
+			return ret > 0 ? cpu : -1;
 	}
 	return -1;
 }
@@ -79,9 +86,9 @@ static bool check_steal(struct kunit *test, const struct steal_case *c)
 	memset(&want, 0, sizeof(want));
 	memset(&got_c, 0, sizeof(got_c));
 	memset(&got_rust, 0, sizeof(got_rust));
-	want.accept = c->accept;
-	got_c.accept = c->accept;
-	got_rust.accept = c->accept;
+	want.answer = c->answer;
+	got_c.answer = c->answer;
+	got_rust.answer = c->answer;
 
 	w = model_steal(c, &want);
 	rc = steal_search(c->overload, c->siblings, c->dst_cpu, record_steal_from, &got_c);
@@ -112,7 +119,7 @@ static void steal_case_init(struct kunit *test, struct steal_case *c, int nr_cpu
 	memset(c->overload, 0, sparsemask_size(STEAL_MAX_CPUS, SMASK_DENSITY_DEFAULT));
 	sparsemask_init(c->overload, nr_cpus, SMASK_DENSITY_DEFAULT);
 	memset(c->overloaded, 0, sizeof(c->overloaded));
-	memset(c->accept, 0, sizeof(c->accept));
+	memset(c->answer, STEAL_REFUSED, sizeof(c->answer));
 	c->nr_cpus = nr_cpus;
 	c->dst_cpu = dst_cpu;
 	c->threads = threads;
@@ -124,11 +131,16 @@ static void steal_case_init(struct kunit *test, struct steal_case *c, int nr_cpu
 			__set_bit(cpu, c->siblings);
 }
 
-static void steal_case_overload(struct steal_case *c, int cpu, bool accept)
+static void steal_case_answer(struct steal_case *c, int cpu, int answer)
 {
 	sparsemask_set_elem(c->overload, cpu);
 	c->overloaded[cpu] = true;
-	c->accept[cpu] = accept;
+	c->answer[cpu] = answer;
+}
+
+static void steal_case_overload(struct steal_case *c, int cpu, bool accept)
+{
+	steal_case_answer(c, cpu, accept ? STEAL_TAKEN : STEAL_REFUSED);
 }
 
 static int steal_test_init(struct kunit *test)
@@ -169,7 +181,7 @@ static void steal_walk_edge_cases(struct kunit *test)
 			steal_case_overload(c, dst, true);
 			check_steal(test, c);
 
-			/* Its sibling is overloaded but refuses: tried twice. */
+			/* Its sibling is overloaded but refuses: tried once. */
 			steal_case_init(test, c, n, dst, 2, true);
 			steal_case_overload(c, (dst ^ 1) < n ? (dst ^ 1) : 0, false);
 			check_steal(test, c);
@@ -185,6 +197,14 @@ static void steal_walk_edge_cases(struct kunit *test)
 			for (int cpu = 0; cpu < n; cpu++)
 				steal_case_overload(c, cpu, false);
 			check_steal(test, c);
+
+			/* The second candidate says stop: the walk ends. */
+			c->answer[(dst + 3) % n] = STEAL_STOP;
+			check_steal(test, c);
+
+			/* A sibling says stop: nothing after it. */
+			c->answer[(dst ^ 1) < n ? (dst ^ 1) : 0] = STEAL_STOP;
+			check_steal(test, c);
 		}
 	}
 }
@@ -199,6 +219,7 @@ static void steal_walk_bad_dst(struct kunit *test)
 {
 	static const int dsts[] = { -1, -2, INT_MIN, 13, 14, 300, INT_MAX };
 	static const int want[] = { 1, 5, 12 };
+	static const int want_smt[] = { 5, 1, 12 };
 	struct steal_case *c = alloc_case(test);
 	static struct steal_record got_c, got_rust;
 	int i, k, rc, rr;
@@ -214,15 +235,15 @@ static void steal_walk_bad_dst(struct kunit *test)
 				steal_case_overload(c, 12, k == 2);
 			}
 			if (k == 1) {
-				/* Siblings 4-5: 5 is tried first, then again. */
+				/* Siblings 4-5: 5 is tried first, and only then. */
 				c->siblings = test->priv;
 				__set_bit(4, c->siblings);
 				__set_bit(5, c->siblings);
 			}
 			memset(&got_c, 0, sizeof(got_c));
 			memset(&got_rust, 0, sizeof(got_rust));
-			got_c.accept = c->accept;
-			got_rust.accept = c->accept;
+			got_c.answer = c->answer;
+			got_rust.answer = c->answer;
 			rc = steal_search(c->overload, c->siblings, c->dst_cpu,
 					  record_steal_from, &got_c);
 			rr = sched_rust_steal_search(c->overload, c->siblings, c->dst_cpu,
@@ -230,16 +251,21 @@ static void steal_walk_bad_dst(struct kunit *test)
 			KUNIT_EXPECT_EQ_MSG(test, rc, k == 2 ? 12 : -1,
 					    "dst %d case %d", dsts[i], k);
 			KUNIT_EXPECT_EQ_MSG(test, rr, rc, "dst %d case %d", dsts[i], k);
-			KUNIT_EXPECT_EQ_MSG(test, got_c.nr_tried, k ? 3 + (k == 1) : 0,
+			KUNIT_EXPECT_EQ_MSG(test, got_c.nr_tried, k ? 3 : 0,
 					    "dst %d case %d", dsts[i], k);
 			KUNIT_EXPECT_EQ_MSG(test, got_rust.nr_tried, got_c.nr_tried,
 					    "dst %d case %d", dsts[i], k);
 			KUNIT_EXPECT_MEMEQ(test, got_rust.tried, got_c.tried,
 					   got_c.nr_tried * sizeof(int));
-			/* After the siblings, the walk from 0: 1, 5, 12. */
-			if (got_c.nr_tried >= 3)
-				KUNIT_EXPECT_MEMEQ(test, want,
-						   got_c.tried + got_c.nr_tried - 3, sizeof(want));
+			/*
+			 * The walk from 0: 1, 5, 12; with siblings 4-5, 5
+			 * first: 5, 1, 12.
+			 */
+			if (got_c.nr_tried == 3 && k != 1)
+				KUNIT_EXPECT_MEMEQ(test, want, got_c.tried, sizeof(want));
+			if (got_c.nr_tried == 3 && k == 1)
+				KUNIT_EXPECT_MEMEQ(test, want_smt, got_c.tried,
+						   sizeof(want_smt));
 		}
 	}
 }
@@ -257,6 +283,7 @@ static void steal_walk_random(struct kunit *test)
 		int threads = 1 + prandom_u32_state(&rnd) % 4;
 		u32 overload_permille = prandom_u32_state(&rnd) % 400;
 		u32 accept_permille = prandom_u32_state(&rnd) % 1000;
+		u32 stop_permille = prandom_u32_state(&rnd) % 100;
 
 		steal_case_init(test, c, n, prandom_u32_state(&rnd) % n, threads,
 				prandom_u32_state(&rnd) & 1);
@@ -267,6 +294,8 @@ static void steal_walk_random(struct kunit *test)
 				continue;
 			accept = prandom_u32_state(&rnd) % 1000 < accept_permille;
 			steal_case_overload(c, cpu, accept);
+			if (prandom_u32_state(&rnd) % 1000 < stop_permille)
+				c->answer[cpu] = STEAL_STOP;
 		}
 		if (!check_steal(test, c))
 			return;

@@ -4,9 +4,11 @@
 //!
 //! The input picks an overload mask (any density, any size), a destination
 //! (in or out of range), an SMT sibling bitmap of any shape (or none, SMT
-//! off), with junk past the mask's size, and which attempts succeed;
+//! off), with junk past the mask's size, and what each attempt does (take,
+//! refuse, stop);
 //! `steal_search()` must try exactly the candidates of the model in
-//! `tests/models/steal.rs`, in its order, and return the one that took.
+//! `tests/models/steal.rs`, in its order, and return the one that took
+//! (none when an attempt said stop).
 
 #![no_main]
 
@@ -14,12 +16,12 @@ use core::sync::atomic::AtomicUsize;
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_MAX};
-use sched_rust_core::steal::{steal_search, CpuBitmap};
+use sched_rust_core::steal::{steal_search, Attempt, CpuBitmap};
 
 #[path = "../../tests/models/mod.rs"]
 mod models;
 
-use models::steal::model;
+use models::steal::{answer_of, model};
 
 fuzz_target!(|data: &[u8]| {
     let _ = run(&mut Unstructured::new(data));
@@ -35,12 +37,12 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
     let smt: bool = u.arbitrary()?;
     let mut overload = vec![false; n];
     let mut sib = vec![false; n];
-    let mut accept = vec![false; n];
+    let mut answer = vec![Attempt::Refused; n];
     for cpu in 0..n {
         let b: u8 = u.arbitrary()?;
         overload[cpu] = b & 3 == 0;
         sib[cpu] = b & 0x1c == 0;
-        accept[cpu] = b & 0xe0 == 0;
+        answer[cpu] = answer_of(b >> 5);
     }
 
     let chunks: Vec<Chunk> = (0..chunks_for(n as u32, density).unwrap())
@@ -72,10 +74,10 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
     let mut tried = Vec::new();
     let got = steal_search(&mask, siblings, dst as u32, |cpu| {
         tried.push(cpu);
-        accept[cpu as usize]
+        answer[cpu as usize]
     });
-    let want = model(&overload, smt.then_some(&sib[..]), dst, &accept);
-    assert_eq!(tried, want, "candidates");
-    assert_eq!(got, want.last().copied().filter(|&c| accept[c as usize]));
+    let (want_tried, want) = model(&overload, smt.then_some(&sib[..]), dst, &answer);
+    assert_eq!(tried, want_tried, "candidates");
+    assert_eq!(got, want);
     Ok(())
 }

@@ -37,6 +37,9 @@ pub const DENSITY_MAX: u32 = usize::BITS.trailing_zeros();
 pub const DENSITY_DEFAULT: u32 = 3;
 
 /// Bytes per chunk: one cache line on x86-64 and arm64 (`L1_CACHE_BYTES`).
+///
+/// The kernel build checks it against C's `SPARSEMASK_CHUNK_BYTES`
+/// (`sparsemask_export.rs`): with other cache lines it fails to build.
 pub const CHUNK_BYTES: usize = 64;
 
 /// One cache line of a sparsemask: a word of which the low `2^density` bits
@@ -218,7 +221,9 @@ impl<'a> SparseMask<'a> {
     ///
     /// Returns `None` when the walk is complete, and also when `prev` is not
     /// in `0..nelems`.
-    #[inline]
+    // Always inlined: it is the walk's step, and LLVM's threshold (its
+    // cost is about 750) kept it a call, twice per step through the export.
+    #[inline(always)]
     pub fn next(&self, origin: u32, prev: Option<u32>) -> Option<u32> {
         let origin = if origin < self.nelems { origin } else { 0 };
         match prev {

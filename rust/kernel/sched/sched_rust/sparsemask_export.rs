@@ -7,7 +7,8 @@ use super::sparsemask::{
     chunks_for,
     Chunk,
     SparseMask,
-    CHUNK_BYTES, //
+    CHUNK_BYTES,
+    DENSITY_MAX, //
 };
 use kernel::{
     bindings,
@@ -24,12 +25,40 @@ pub(crate) struct Header {
     pub(crate) chunks: [Chunk; 0],
 }
 
-const _: () = assert!(core::mem::offset_of!(Header, chunks) == CHUNK_BYTES);
+// The layout contract with `kernel/sched/sparsemask.h`, checked at build
+// time: a kernel whose C layout differs (another cache line size) fails to
+// build here instead of reading elements where C does not write them.
+const _: () = {
+    use core::mem::{align_of, offset_of, size_of};
+    assert!(offset_of!(Header, chunks) == CHUNK_BYTES);
+    assert!(bindings::SPARSEMASK_CHUNK_BYTES as usize == CHUNK_BYTES);
+    assert!(size_of::<bindings::sparsemask_chunk>() == size_of::<Chunk>());
+    assert!(align_of::<bindings::sparsemask_chunk>() == align_of::<Chunk>());
+    assert!(offset_of!(bindings::sparsemask, nelems) == offset_of!(Header, nelems));
+    assert!(offset_of!(bindings::sparsemask, density) == offset_of!(Header, density));
+    assert!(offset_of!(bindings::sparsemask, chunks) == offset_of!(Header, chunks));
+};
+
+/// The size and density in a header, or `None` if no valid mask has them
+/// (a negative size, a density out of `0..=DENSITY_MAX`).
+#[inline]
+fn header_values(nelems: i16, density: i16) -> Option<(u32, u32)> {
+    let nelems = u32::try_from(nelems).ok()?;
+    let density = u32::try_from(density).ok().filter(|&d| d <= DENSITY_MAX)?;
+    Some((nelems, density))
+}
 
 /// Borrows the mask at `mask`.
 ///
-/// Returns `None` for a header that no valid mask has (a negative size,
-/// a density out of range): the callers then treat the mask as empty.
+/// The header is not validated again on each call, except in builds with
+/// debug assertions (`CONFIG_RUST_DEBUG_ASSERTIONS`), where a header that
+/// no valid mask has gives `None` and the callers treat the mask as empty.
+/// Every mask the contract admits has a valid header: `sparsemask_init()`,
+/// the only writer of `nelems` and `density`, refuses (with a warning and
+/// `-EINVAL`) a negative size or a density out of range, and nothing
+/// writes them afterwards. Release builds rely on that invariant, as the C
+/// functions do, and save the two tests and the branch (about eight
+/// instructions) that each call repeated.
 ///
 /// # Safety
 ///
@@ -43,8 +72,14 @@ pub(crate) unsafe fn borrow<'a>(mask: *const bindings::sparsemask) -> Option<Spa
     // SAFETY: `mask` points to an initialised header (the caller's
     // contract); `nelems` and `density` are never written after init.
     let (nelems, density) = unsafe { ((*header).nelems, (*header).density) };
-    let nelems = u32::try_from(nelems).ok()?;
-    let density = u32::try_from(density).ok()?;
+    if !cfg!(debug_assertions) {
+        // SAFETY: `sparsemask_init()` made the header valid and nothing
+        // rewrites it (see above); the caller's contract is that `mask`
+        // was initialised by it. With debug assertions the test below
+        // checks it instead.
+        unsafe { core::hint::assert_unchecked(header_values(nelems, density).is_some()) };
+    }
+    let (nelems, density) = header_values(nelems, density)?;
     let len = chunks_for(nelems, density)?;
     // SAFETY: `sparsemask_size()` made room for `len` chunks after the
     // header, and `Chunk` has the layout of `struct sparsemask_chunk`
@@ -56,10 +91,16 @@ pub(crate) unsafe fn borrow<'a>(mask: *const bindings::sparsemask) -> Option<Spa
     SparseMask::new(nelems, density, chunks)
 }
 
-/// Converts an element number from C; negative ones are out of range.
+/// Converts an element number from C.
+///
+/// A negative `elem` becomes a number of at least `2^31`, which no mask
+/// has (`nelems` is at most `i16::MAX`): the core's range check against
+/// `nelems` refuses it as it refuses any other element out of range, so
+/// no separate sign test is needed on each call.
 #[inline]
-fn to_elem(elem: c_int) -> Option<u32> {
-    u32::try_from(elem).ok()
+fn to_elem(elem: c_int) -> u32 {
+    // The bits of `elem`, reinterpreted (see above).
+    elem as u32
 }
 
 /// Atomically adds `elem` to `mask`; does nothing for an element outside
@@ -75,8 +116,8 @@ pub unsafe extern "C" fn sched_rust_sparsemask_set_elem(
     elem: c_int,
 ) {
     // SAFETY: the caller's contract is `borrow()`'s.
-    if let (Some(mask), Some(elem)) = (unsafe { borrow(mask) }, to_elem(elem)) {
-        mask.set(elem);
+    if let Some(mask) = unsafe { borrow(mask) } {
+        mask.set(to_elem(elem));
     }
 }
 
@@ -92,8 +133,8 @@ pub unsafe extern "C" fn sched_rust_sparsemask_clear_elem(
     elem: c_int,
 ) {
     // SAFETY: the caller's contract is `borrow()`'s.
-    if let (Some(mask), Some(elem)) = (unsafe { borrow(mask) }, to_elem(elem)) {
-        mask.clear(elem);
+    if let Some(mask) = unsafe { borrow(mask) } {
+        mask.clear(to_elem(elem));
     }
 }
 
@@ -109,9 +150,9 @@ pub unsafe extern "C" fn sched_rust_sparsemask_test_elem(
     elem: c_int,
 ) -> bool {
     // SAFETY: the caller's contract is `borrow()`'s.
-    match (unsafe { borrow(mask) }, to_elem(elem)) {
-        (Some(mask), Some(elem)) => mask.test(elem),
-        _ => false,
+    match unsafe { borrow(mask) } {
+        Some(mask) => mask.test(to_elem(elem)),
+        None => false,
     }
 }
 
@@ -137,24 +178,23 @@ pub unsafe extern "C" fn sched_rust_sparsemask_next(
         return c_int::from(unsafe { (*mask.cast::<Header>()).nelems }).max(0);
     };
     let end = c_int::try_from(mask.nelems()).unwrap_or(c_int::MAX);
+    // A `prev` that is neither -1 nor an element ends the walk, and an
+    // origin outside `[0, nelems)` counts as 0: the core does both, for
+    // negative ones too (see `to_elem()`).
     let prev = match prev {
         -1 => None,
-        p => match to_elem(p) {
-            Some(p) => Some(p),
-            None => return end,
-        },
+        p => Some(to_elem(p)),
     };
-    // An origin outside `[0, nelems)` counts as 0, negative ones too.
-    let origin = to_elem(origin).unwrap_or(0);
-    match mask.next(origin, prev) {
+    match mask.next(to_elem(origin), prev) {
         Some(e) => c_int::try_from(e).unwrap_or(end),
         None => end,
     }
 }
 
-/// The boundary on headers that no valid mask has: every operation
-/// must treat the mask as empty and write nothing. (The C functions do
-/// not check headers: `sparsemask_init()` refuses to make such masks.)
+/// The boundary on headers that no valid mask has. `sparsemask_init()`
+/// refuses to make such masks, and neither C nor release Rust checks a
+/// header again (see [`borrow`]); with debug assertions every operation
+/// must treat such a mask as empty and write nothing.
 #[cfg(CONFIG_SCHED_RUST_KUNIT_TEST)]
 #[kunit_tests(sched_rust_sparsemask_rust)]
 mod tests {
@@ -184,7 +224,23 @@ mod tests {
     }
 
     #[test]
+    fn header_values_refuse_bad_headers() {
+        for (nelems, density) in [(100, 7), (100, -1), (-5, 3), (100, i16::MAX), (-1, -1)] {
+            assert_eq!(header_values(nelems, density), None);
+        }
+        assert_eq!(header_values(0, 0), Some((0, 0)));
+        assert_eq!(header_values(100, 3), Some((100, 3)));
+        assert_eq!(header_values(i16::MAX, 6), Some((32767, DENSITY_MAX)));
+    }
+
+    #[test]
     fn bad_header_is_an_empty_mask() {
+        // Without debug assertions a bad header breaks the exports'
+        // contract (`borrow()` relies on `sparsemask_init()`), so only
+        // builds with debug assertions may pass one.
+        if !cfg!(debug_assertions) {
+            return;
+        }
         for (nelems, density) in [(100, 7), (100, -1), (-5, 3), (100, i16::MAX)] {
             let mut s = storage(nelems, density);
             let mask = raw(&mut s);

@@ -13,9 +13,11 @@
 //! 2. every CPU of the LLC's overload mask, from the destination up with
 //!    wrap-around.
 //!
-//! The destination itself is never tried. A sibling that refused in step 1
-//! is tried again in step 2, as in the posted series (its run queue may have
-//! changed while the locks were dropped).
+//! The destination itself is never tried, and each sibling is tried once:
+//! step 2 skips the siblings, which step 1 tried if they were overloaded.
+//! The walk ends at the first candidate that gives up a task, and as soon as
+//! the attempt says to stop (the destination got work meanwhile, or the
+//! budget of attempts is spent).
 //!
 //! The attempt takes and drops run-queue locks, so it stays in C: it is the
 //! `steal_from` closure here, a call back into C in the kernel. One call from
@@ -44,6 +46,15 @@ impl<'a> CpuBitmap<'a> {
     #[inline]
     pub fn new(words: &'a [AtomicUsize]) -> Self {
         Self { words }
+    }
+
+    /// Whether bit `cpu` is set; false beyond the bitmap.
+    #[inline]
+    pub fn test(&self, cpu: u32) -> bool {
+        let word = (cpu / usize::BITS) as usize;
+        self.words
+            .get(word)
+            .is_some_and(|w| w.load(Ordering::Relaxed) & 1usize.wrapping_shl(cpu % usize::BITS) != 0)
     }
 
     /// The first set bit below `nbits`, in ascending order, for which
@@ -82,30 +93,49 @@ impl<'a> CpuBitmap<'a> {
     }
 }
 
+/// What an attempt to steal from a candidate did.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Attempt {
+    /// No task taken: try the next candidate.
+    Refused,
+    /// A task was taken: the walk ends with this candidate.
+    Taken,
+    /// No task taken, and the walk must end.
+    Stop,
+}
+
 /// Tries the steal candidates of `dst_cpu` in order (see the module doc).
 ///
 /// `overload` is the LLC's overload mask, indexed by CPU id. `smt_siblings`
 /// holds the SMT siblings of `dst_cpu` (itself included), or is `None` when
 /// SMT is off; only its first `overload.nelems()` bits are read.
-/// `steal_from(cpu)` attempts the steal and returns whether it got a task.
+/// `steal_from(cpu)` attempts the steal.
 ///
-/// Returns the CPU a task was stolen from, or `None`.
+/// Returns the CPU a task was stolen from, or `None` (nothing taken, or an
+/// attempt said [`Attempt::Stop`]).
 #[inline]
 pub fn steal_search(
     overload: &SparseMask<'_>,
     smt_siblings: Option<CpuBitmap<'_>>,
     dst_cpu: u32,
-    mut steal_from: impl FnMut(u32) -> bool,
+    mut steal_from: impl FnMut(u32) -> Attempt,
 ) -> Option<u32> {
+    // The candidate at which the walk ended, and how.
+    let mut last = Attempt::Refused;
+    let mut attempt = |cpu: u32| {
+        last = steal_from(cpu);
+        last != Attempt::Refused
+    };
+    let mut found = None;
     if let Some(siblings) = smt_siblings {
-        let found = siblings.find(overload.nelems(), |cpu| {
-            cpu != dst_cpu && overload.test(cpu) && steal_from(cpu)
+        found = siblings.find(overload.nelems(), |cpu| {
+            cpu != dst_cpu && overload.test(cpu) && attempt(cpu)
         });
-        if found.is_some() {
-            return found;
-        }
     }
-    overload
-        .iter_from(dst_cpu)
-        .find(|&cpu| cpu != dst_cpu && steal_from(cpu))
+    if found.is_none() {
+        found = overload.iter_from(dst_cpu).find(|&cpu| {
+            cpu != dst_cpu && !smt_siblings.is_some_and(|s| s.test(cpu)) && attempt(cpu)
+        });
+    }
+    found.filter(|_| last == Attempt::Taken)
 }

@@ -6,6 +6,7 @@
 use super::sparsemask_export::borrow;
 use super::steal::{
     steal_search,
+    Attempt,
     CpuBitmap, //
 };
 use core::sync::atomic::AtomicUsize;
@@ -20,10 +21,13 @@ use kernel::{
 };
 
 /// Tries the steal candidates of `dst_cpu` in order, calling
-/// `steal_from(arg, cpu)` on each until one returns true: first the SMT
+/// `steal_from(arg, cpu)` on each until one returns non-zero: first the SMT
 /// siblings in `smt_siblings` whose bit is set in `overload`, then every
-/// CPU of `overload` from `dst_cpu` up with wrap-around. `dst_cpu` is
-/// never tried. The contract is that of the C `steal_search()`.
+/// other CPU of `overload` from `dst_cpu` up with wrap-around (siblings
+/// are not tried twice). `dst_cpu` is never tried. A positive return
+/// (`STEAL_TAKEN`) ends the walk with that CPU, a negative one
+/// (`STEAL_STOP`) ends it with -1. The contract is that of the C
+/// `steal_search()`.
 ///
 /// Returns the CPU a task was stolen from, or -1: nothing is tried when
 /// `overload` is empty. A `dst_cpu` outside `[0, overload->nelems)`
@@ -73,11 +77,15 @@ pub unsafe extern "C" fn sched_rust_steal_search(
     let found = steal_search(&overload, siblings, dst, |cpu| {
         // `cpu < nelems <= i16::MAX`: it always fits a `c_int`.
         let Ok(cpu) = c_int::try_from(cpu) else {
-            return false;
+            return Attempt::Refused;
         };
         // SAFETY: the caller allows `steal_from(arg, cpu)` for any CPU
         // below `nelems`.
-        unsafe { steal_from(arg, cpu) }
+        match unsafe { steal_from(arg, cpu) } {
+            0 => Attempt::Refused,
+            1.. => Attempt::Taken,
+            _ => Attempt::Stop,
+        }
     });
     found
         .and_then(|cpu| c_int::try_from(cpu).ok())
@@ -100,11 +108,13 @@ mod tests {
         chunks: [Chunk; 3],
     }
 
-    /// The CPUs a walk tried, and the one CPU that gives up a task.
+    /// The CPUs a walk tried, the one CPU that gives up a task, and the
+    /// one at which the walk must stop.
     struct Record {
         tried: [c_int; 8],
         len: usize,
         accept: c_int,
+        stop: c_int,
     }
 
     /// The walk's `steal_from` callback: notes `cpu` and accepts it if it is
@@ -114,14 +124,20 @@ mod tests {
     ///
     /// `arg` points to a live `Record` that nothing else accesses during the
     /// call.
-    unsafe extern "C" fn record(arg: *mut c_void, cpu: c_int) -> bool {
+    unsafe extern "C" fn record(arg: *mut c_void, cpu: c_int) -> c_int {
         // SAFETY: every test passes a `Record` it owns as `arg`.
         let rec = unsafe { &mut *arg.cast::<Record>() };
         if let Some(slot) = rec.tried.get_mut(rec.len) {
             *slot = cpu;
         }
         rec.len = rec.len.saturating_add(1);
-        cpu == rec.accept
+        if cpu == rec.accept {
+            bindings::STEAL_TAKEN as c_int
+        } else if cpu == rec.stop {
+            bindings::STEAL_STOP as c_int
+        } else {
+            bindings::STEAL_REFUSED as c_int
+        }
     }
 
     /// Overloaded CPUs 1, 5 and 9.
@@ -145,12 +161,14 @@ mod tests {
         s: &mut Storage,
         dst: c_int,
         accept: c_int,
+        stop: c_int,
         fun: bindings::steal_from_fn,
     ) -> (c_int, Record) {
         let mut rec = Record {
             tried: [-1; 8],
             len: 0,
             accept,
+            stop,
         };
         let mask = core::ptr::from_mut(s).cast::<bindings::sparsemask>();
         let arg = core::ptr::from_mut(&mut rec).cast::<c_void>();
@@ -164,14 +182,17 @@ mod tests {
     fn walk_order_from_dst() {
         let mut s = storage(16);
         // Everything refuses: 9, then wrap to 1; 5 is the destination.
-        let (got, rec) = walk(&mut s, 5, -1, Some(record));
+        let (got, rec) = walk(&mut s, 5, -1, -1, Some(record));
         assert_eq!(got, -1);
         assert_eq!(rec.len, 2);
         assert_eq!(rec.tried.get(..2), Some(&[9, 1][..]));
         // The second candidate accepts: the walk stops there.
-        let (got, rec) = walk(&mut s, 5, 1, Some(record));
+        let (got, rec) = walk(&mut s, 5, 1, -1, Some(record));
         assert_eq!(got, 1);
         assert_eq!(rec.len, 2);
+        // The first candidate says stop: nothing more is tried.
+        let (got, rec) = walk(&mut s, 5, 1, 9, Some(record));
+        assert_eq!((got, rec.len), (-1, 1));
     }
 
     #[test]
@@ -179,24 +200,28 @@ mod tests {
         // A destination out of range: every CPU from 0, as in C.
         for dst in [-1, c_int::MIN, 16, 17, c_int::MAX] {
             let mut s = storage(16);
-            let (got, rec) = walk(&mut s, dst, -1, Some(record));
+            let (got, rec) = walk(&mut s, dst, -1, -1, Some(record));
             assert_eq!((got, rec.len), (-1, 3));
             assert_eq!(rec.tried.get(..3), Some(&[1, 5, 9][..]));
-            let (got, rec) = walk(&mut s, dst, 5, Some(record));
+            let (got, rec) = walk(&mut s, dst, 5, -1, Some(record));
             assert_eq!((got, rec.len), (5, 2));
         }
         // An empty mask: nothing tried.
         let mut s = storage(16);
         s.chunks.iter().for_each(|c| c.store(0));
-        let (got, rec) = walk(&mut s, 5, 1, Some(record));
+        let (got, rec) = walk(&mut s, 5, 1, -1, Some(record));
         assert_eq!((got, rec.len), (-1, 0));
         // No callback (outside the contract): nothing tried.
         let mut s = storage(16);
-        let (got, rec) = walk(&mut s, 5, 1, None);
+        let (got, rec) = walk(&mut s, 5, 1, -1, None);
         assert_eq!((got, rec.len), (-1, 0));
-        // A header no valid mask has is an empty mask.
-        let mut s = storage(-16);
-        let (got, rec) = walk(&mut s, 5, 1, Some(record));
-        assert_eq!((got, rec.len), (-1, 0));
+        // A header no valid mask has is an empty mask, where the header
+        // is checked: only with debug assertions (see `borrow()`); else it
+        // breaks the contract.
+        if cfg!(debug_assertions) {
+            let mut s = storage(-16);
+            let (got, rec) = walk(&mut s, 5, 1, -1, Some(record));
+            assert_eq!((got, rec.len), (-1, 0));
+        }
     }
 }
