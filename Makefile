@@ -61,7 +61,8 @@ KUNIT_SUITES ?= sched_rust_sparsemask sched_rust_sparsemask_rust sched_rust_stea
 STEAL_ROUNDS   ?= 7
 HACKBENCH_ARGS ?= -g 4 -l 20
 STEAL_GUEST = STEAL_ROUNDS=$(STEAL_ROUNDS) HACKBENCH_ARGS='$(HACKBENCH_ARGS)' \
-	sh $(TOP)/bench/steal-hackbench.sh $(CACHE)/vm
+	sh $(TOP)/bench/steal-hackbench.sh $(CACHE)/vm; \
+	sh $(TOP)/bench/steal-checks.sh $(CACHE)/vm
 
 # Upstream's sched_ext selftests, run once with each idle picker. make test
 # runs those that exercise idle picking; make scx-selftests runs them all.
@@ -124,6 +125,15 @@ steal-bench: build
 	scripts/steal-report.py $(CACHE)/vm
 
 kunit: vm-test
+
+# Source run-queue locks per try_steal() walk with and without its bound, on
+# a 16-CPU guest with one LLC (1 socket x 8 cores x 2 threads) where a
+# quarter of the CPUs run pinned pairs (overloaded, never stealable).
+.PHONY: steal-tries
+steal-tries: build
+	VM_CPUS=16,sockets=1,cores=8,threads=2 VM_NUMA= VM_MIN_NODES=1 KUNIT_SUITES= \
+		VM_EXTRA="sh $(TOP)/bench/steal-tries.sh $(CACHE)/vm" scripts/vm-kunit.sh
+	scripts/steal-tries-report.py $(CACHE)/vm
 
 userspace-test:
 	cd rust && cargo test --quiet

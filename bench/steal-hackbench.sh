@@ -9,10 +9,12 @@
 # that drift in the host's load hits all three alike. Each run writes one line
 # to OUTDIR/steal-runs.txt:
 #
-#   mode=<off|c|rust> round=<n> rc=<hackbench status> time=<s> steals=<n>
+#   mode=<off|c|rust> round=<n> rc=<hackbench status> time=<s> steals=<n> tries=<n> walks=<n>
 #
-# where steals is the change of the schedstat steal counter (the last field
-# of the cpu lines of /proc/schedstat, version 18) summed over all CPUs.
+# where steals, tries and walks are the changes of the steal schedstats
+# (tasks stolen, source run-queue locks taken, candidate walks) summed over
+# all CPUs, read from
+# /sys/kernel/debug/sched/steal.
 # scripts/steal-report.py turns the lines into a table and checks them.
 #
 # Environment: STEAL_ROUNDS (runs per mode), HACKBENCH_ARGS, STEAL_MODES
@@ -31,8 +33,8 @@ die() { echo "steal-hackbench: $*" >&2; echo "error=$*" > "$runs"; exit 1; }
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 [ -w "$features" ] || die "no $features (CONFIG_SCHED_DEBUG/DEBUG_FS?)"
 command -v hackbench > /dev/null || die "hackbench not found (Debian rt-tests)"
-head -n1 /proc/schedstat | grep -qx 'version 18' ||
-	die "/proc/schedstat is not version 18: no steal counter"
+[ -r /sys/kernel/debug/sched/steal ] ||
+	die "no /sys/kernel/debug/sched/steal: no steal counters"
 grep -qwE "(NO_)?STEAL" "$features" || die "sched feature STEAL missing"
 case " $modes " in *" rust "*)
 	grep -qwE "(NO_)?RUST_STEAL" "$features" ||
@@ -46,7 +48,8 @@ fi
 grep -q 'schedstats=enable' /proc/cmdline || [ "$(cat /proc/sys/kernel/sched_schedstats 2>/dev/null)" = 1 ] ||
 	die "schedstats are off: boot with schedstats=enable"
 
-steals() { awk '/^cpu[0-9]/ { s += $NF } END { print s + 0 }' /proc/schedstat; }
+# The sums of the steals and tries columns of sched/steal.
+counters() { awk '$1 ~ /^[0-9]+$/ { s += $5; t += $6; w += $7 } END { print s + 0, t + 0, w + 0 }' /sys/kernel/debug/sched/steal; }
 
 set_mode() {
 	case $1 in
@@ -86,15 +89,15 @@ while [ "$round" -le "$rounds" ]; do
 	# shellcheck disable=SC2086
 	for mode in $(rotate $((round - 1)) $modes); do
 		set_mode "$mode"
-		before=$(steals)
+		set -- $(counters); s0=$1 t0=$2 w0=$3
 		# shellcheck disable=SC2086 # $args holds several options.
 		hb=$(hackbench $args 2>&1)
 		rc=$?
-		after=$(steals)
+		set -- $(counters); s1=$1 t1=$2 w1=$3
 		time=$(printf '%s\n' "$hb" | awk '/^Time:/ { print $2 }')
-		echo "mode=$mode round=$round rc=$rc time=${time:-none} steals=$((after - before))" >> "$runs"
+		echo "mode=$mode round=$round rc=$rc time=${time:-none} steals=$((s1 - s0)) tries=$((t1 - t0)) walks=$((w1 - w0))" >> "$runs"
 		# Progress for the host terminal (scripts/vm-kunit.sh follows the console).
-		echo "sched-rust: hackbench round $round/$rounds  $mode  ${time:-failed} s  $((after - before)) steals" > /dev/kmsg
+		echo "sched-rust: hackbench round $round/$rounds  $mode  ${time:-failed} s  $((s1 - s0)) steals  $((t1 - t0)) tries" > /dev/kmsg
 	done
 	round=$((round + 1))
 done

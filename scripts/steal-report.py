@@ -10,6 +10,7 @@ then checks that
   - every hackbench run completed (exit status 0, a time printed),
   - the steal counter did not move with stealing off,
   - it moved with the C walk and with the Rust walk (each mode that ran),
+  - each check of bench/steal-checks.sh (VMDIR/steal-checks.txt) passed,
 and ends with "N passed, N failed". Exit status 1 if a check failed.
 """
 
@@ -42,6 +43,30 @@ def seconds(run):
         return None
 
 
+def guest_checks(path):
+    """The results of bench/steal-checks.sh, when it ran: (name, ok) pairs.
+
+    A skipped check is shown and counts as neither passed nor failed.
+    """
+    if not path.is_file():
+        return []
+    print()
+    print("=== Steal checks in the guest (bench/steal-checks.sh) ===")
+    checks = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        fields = line.split(" ", 2)
+        name = fields[0].removeprefix("check=")
+        result = fields[1].removeprefix("result=") if len(fields) > 1 else "fail"
+        detail = fields[2] if len(fields) > 2 else ""
+        if result == "skip":
+            print(f"  skip   {name}: {detail}")
+            continue
+        checks.append((f"check {name}: {detail}", result == "ok"))
+    if not checks:
+        checks.append(("steal checks: none ran", False))
+    return checks
+
+
 def main(vmdir):
     path = Path(vmdir) / "steal-runs.txt"
     if not path.is_file():
@@ -55,7 +80,7 @@ def main(vmdir):
     if setup.is_file():
         print(setup.read_text(encoding="utf-8").strip())
     print(f"{'mode':<18} {'runs':>4} {'ok':>3} {'median s':>9} {'min s':>7} "
-          f"{'max s':>7} {'stdev s':>8} {'steals':>8} {'steals/run':>10}")
+          f"{'max s':>7} {'stdev s':>8} {'steals':>8} {'steals/run':>10} {'tries/walk':>10}")
     medians, times_of, checks = {}, {}, []
     for mode in modes:
         label = LABELS[mode]
@@ -63,12 +88,15 @@ def main(vmdir):
         ok = [r for r in mine if r.get("rc") == "0" and seconds(r) is not None]
         times = times_of[mode] = [seconds(r) for r in ok]
         steals = sum(int(r.get("steals", 0)) for r in mine)
+        tries = sum(int(r.get("tries", 0)) for r in mine)
+        walks = sum(int(r.get("walks", 0)) for r in mine)
+        per_walk = f"{tries / walks:.2f}" if walks else "-"
         if times:
             medians[mode] = statistics.median(times)
             sd = statistics.stdev(times) if len(times) > 1 else 0.0
             print(f"{label:<18} {len(mine):>4} {len(ok):>3} {medians[mode]:>9.3f} "
                   f"{min(times):>7.3f} {max(times):>7.3f} {sd:>8.3f} {steals:>8} "
-                  f"{steals / len(mine):>10.1f}")
+                  f"{steals / len(mine):>10.1f} {per_walk:>10}")
         else:
             print(f"{label:<18} {len(mine):>4} {len(ok):>3} {'-':>9}")
         checks.append((f"{mode}: all {len(mine)} runs completed",
@@ -94,6 +122,7 @@ def main(vmdir):
         print("      ratios above do not rank the modes; the steal counts are the result.")
     print("(QEMU TCG guest: these times show that stealing works and what it does")
     print(" to an emulated machine, not hardware speed.)")
+    checks += guest_checks(Path(vmdir) / "steal-checks.txt")
     failed = 0
     for name, ok in checks:
         print(f"  {'ok    ' if ok else 'FAILED'} {name}")

@@ -135,7 +135,7 @@ read -r sib0 < "$out/siblings0.txt"
 log "guest topology: $ncpu CPUs, $nnodes NUMA nodes, cpu0 SMT siblings $sib0"
 want_cpus=${VM_CPUS%%,*}
 [ "$ncpu" = "$want_cpus" ] || fail "guest has $ncpu CPUs, wanted $want_cpus"
-[ "$nnodes" -ge 2 ] || fail "guest has $nnodes NUMA node(s), wanted 2"
+[ "$nnodes" -ge "${VM_MIN_NODES:-2}" ] || fail "guest has $nnodes NUMA node(s), wanted ${VM_MIN_NODES:-2}"
 case "$VM_CPUS" in *threads=2*) [[ "$sib0" == *[,-]* ]] || fail "guest has no SMT siblings";; esac
 
 # The log at the end of the guest's script also covers $VM_EXTRA's work
