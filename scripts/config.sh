@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Write $KOUT/.config: tinyconfig, then the fragments given as arguments.
+# CONFIG_BASE=empty starts from the fragments alone, as kunit.py does (every
+# other option takes its default); ARCH=um configures a UML kernel.
 # Every option a fragment asks for must survive olddefconfig; one that was
 # dropped (a missing dependency, a typo) fails the step instead of silently
 # building something else.
@@ -16,19 +18,26 @@ for f in "$@"; do frags+=("$(realpath "$f")"); done
 
 want=$KOUT/.config.sched-rust-wanted
 mkdir -p "$KOUT"
-cat "${frags[@]}" > "$want.new"
+{
+	# (a header only when they are set, so that existing folders stay up to date)
+	[ -z "${ARCH:-}${CONFIG_BASE:-}" ] || echo "# ARCH=${ARCH:-} CONFIG_BASE=${CONFIG_BASE:-}"
+	cat "${frags[@]}"
+} > "$want.new"
 if [ -f "$KOUT/.config" ] && [ -f "$want" ] && cmp -s "$want" "$want.new"; then
 	rm "$want.new"
 	echo "config: $KOUT/.config is up to date"
 	exit 0
 fi
 
-kmake=(make -s -C "$KSRC" O="$KOUT" LLVM=-22 RUSTC="${RUSTC:-/usr/bin/rustc}"
+kmake=(make -s -C "$KSRC" O="$KOUT" ${ARCH:+ARCH="$ARCH"} LLVM=-22 RUSTC="${RUSTC:-/usr/bin/rustc}"
        BINDGEN="${BINDGEN:-$CACHE/tools/bin/bindgen}"
        RUST_LIB_SRC="${RUST_LIB_SRC:-$(ls -d /usr/src/rustc-*/library | head -n1)}"
        LIBCLANG_PATH=/usr/lib/llvm-22/lib)
 
-"${kmake[@]}" tinyconfig
+case ${CONFIG_BASE:-tinyconfig} in
+empty) : > "$KOUT/.config" ;;
+*) "${kmake[@]}" "${CONFIG_BASE:-tinyconfig}" ;;
+esac
 (cd "$KOUT" && "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" .config "${frags[@]}" >/dev/null)
 "${kmake[@]}" olddefconfig
 
@@ -46,4 +55,4 @@ done < <(grep -h '^CONFIG_' "${frags[@]}")
 [ $bad -eq 0 ] || { rm -f "$want.new"; exit 1; }
 
 mv "$want.new" "$want"
-echo "config: $KOUT/.config written from tinyconfig + $*"
+echo "config: $KOUT/.config written from ${CONFIG_BASE:-tinyconfig} + $*"
