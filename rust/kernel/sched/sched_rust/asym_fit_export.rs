@@ -78,6 +78,35 @@ unsafe fn view_ref<'a>(cpu: *const bindings::asym_cpu_view) -> Option<&'a CpuVie
     unsafe { cpu.cast::<CpuView>().as_ref() }
 }
 
+/// Borrows the two arguments of the fit tests.
+///
+/// Neither may be NULL: the C functions dereference both. Builds with
+/// debug assertions (`CONFIG_RUST_DEBUG_ASSERTIONS`) check that and give
+/// `None` for a NULL one; release builds rely on the contract, as the C
+/// functions do, and save the two tests and branches that each call
+/// repeated.
+///
+/// # Safety
+///
+/// `task` and `cpu` satisfy the contracts of [`task_ref`] and [`view_ref`]
+/// for `'a`, and, without debug assertions, are not NULL.
+#[inline]
+unsafe fn fit_args<'a>(
+    task: *const bindings::asym_fit_task,
+    cpu: *const bindings::asym_cpu_view,
+) -> Option<(&'a TaskFit, &'a CpuView)> {
+    if !cfg!(debug_assertions) {
+        // SAFETY: neither pointer is NULL (the caller's contract).
+        unsafe { core::hint::assert_unchecked(!task.is_null() && !cpu.is_null()) };
+    }
+    // SAFETY: the caller's contract is that of `task_ref()` and
+    // `view_ref()`.
+    match unsafe { (task_ref(task), view_ref(cpu)) } {
+        (Some(task), Some(cpu)) => Some((task, cpu)),
+        _ => None,
+    }
+}
+
 /// The scan of `select_idle_capacity()`, with the contract of the C
 /// `asym_select_idle_capacity()`: walks `scan->cpus` from `scan->target`
 /// with wrap-around, calls `view(arg, cpu, want, &v)` for each CPU it
@@ -166,23 +195,23 @@ pub unsafe extern "C" fn sched_rust_select_idle_capacity(
 /// `uclamp_min` boost, 0 if it does not fit.
 ///
 /// It takes no CPU id and no mask, only the two views. Neither may be NULL:
-/// the C function dereferences them. This one returns 0 for a NULL one,
-/// which is not part of the contract.
+/// the C function dereferences them. With debug assertions this one
+/// returns 0 for a NULL one, which is not part of the contract (see
+/// [`fit_args`]).
 ///
 /// # Safety
 ///
-/// `task` and `cpu` are NULL or point to initialised structures, live and
-/// unchanged for the call.
+/// `task` and `cpu` point to initialised structures, live and unchanged
+/// for the call.
 #[export]
 pub unsafe extern "C" fn sched_rust_util_fits_cpu(
     task: *const bindings::asym_fit_task,
     cpu: *const bindings::asym_cpu_view,
 ) -> c_int {
-    // SAFETY: the caller's contract is that of `task_ref()` and
-    // `view_ref()`.
-    match unsafe { (task_ref(task), view_ref(cpu)) } {
-        (Some(task), Some(cpu)) => util_fits_cpu(task, cpu),
-        _ => 0,
+    // SAFETY: the caller's contract is `fit_args()`'s.
+    match unsafe { fit_args(task, cpu) } {
+        Some((task, cpu)) => util_fits_cpu(task, cpu),
+        None => 0,
     }
 }
 
@@ -191,8 +220,8 @@ pub unsafe extern "C" fn sched_rust_util_fits_cpu(
 /// no busy sibling (when `smt_active`) and `task` fully fits.
 ///
 /// It takes no CPU id and no mask. Neither `task` nor `cpu` may be NULL:
-/// the C function dereferences them. This one returns false for a NULL
-/// one, which is not part of the contract.
+/// the C function dereferences them. With debug assertions this one
+/// returns false for a NULL one, which is not part of the contract.
 ///
 /// # Safety
 ///
@@ -203,11 +232,10 @@ pub unsafe extern "C" fn sched_rust_asym_fits_cpu(
     smt_active: bool,
     cpu: *const bindings::asym_cpu_view,
 ) -> bool {
-    // SAFETY: the caller's contract is that of `task_ref()` and
-    // `view_ref()`.
-    match unsafe { (task_ref(task), view_ref(cpu)) } {
-        (Some(task), Some(cpu)) => asym_fits_cpu(task, smt_active, cpu),
-        _ => false,
+    // SAFETY: the caller's contract is `fit_args()`'s.
+    match unsafe { fit_args(task, cpu) } {
+        Some((task, cpu)) => asym_fits_cpu(task, smt_active, cpu),
+        None => false,
     }
 }
 
@@ -354,14 +382,18 @@ mod tests {
         };
         assert_eq!(cpu, 4);
 
-        let view = CpuView::default();
-        let v = core::ptr::from_ref(&view).cast::<bindings::asym_cpu_view>();
-        // SAFETY: NULL or live locals.
-        unsafe {
-            assert_eq!(sched_rust_util_fits_cpu(core::ptr::null(), v), 0);
-            assert_eq!(sched_rust_util_fits_cpu(task, core::ptr::null()), 0);
-            assert!(!sched_rust_asym_fits_cpu(core::ptr::null(), false, v));
-            assert!(!sched_rust_asym_fits_cpu(task, false, core::ptr::null()));
+        // The fit tests check for NULL only with debug assertions (see
+        // `fit_args()`); without, a NULL pointer breaks their contract.
+        if cfg!(debug_assertions) {
+            let view = CpuView::default();
+            let v = core::ptr::from_ref(&view).cast::<bindings::asym_cpu_view>();
+            // SAFETY: NULL or live locals; debug assertions are on.
+            unsafe {
+                assert_eq!(sched_rust_util_fits_cpu(core::ptr::null(), v), 0);
+                assert_eq!(sched_rust_util_fits_cpu(task, core::ptr::null()), 0);
+                assert!(!sched_rust_asym_fits_cpu(core::ptr::null(), false, v));
+                assert!(!sched_rust_asym_fits_cpu(task, false, core::ptr::null()));
+            }
         }
     }
 
