@@ -4,13 +4,20 @@
 
 Usage: checkpatch.py [FILE...]   (default: patches/*.patch, then every .c and
                                   .h under kernel-glue/, kunit-tests/, bench/kernel/)
+       checkpatch.py --series     the files make series wrote ($SERIES_DIR/out,
+                                  default .cache/series/out), cover letter included,
+                                  named series/<file> in the accepted list
 
 Runs the kernel tree's checkpatch ($KSRC/scripts/checkpatch.pl, --strict
 --show-types; -f for C files) and compares each finding with the accepted
 ones in scripts/checkpatch-accepted.txt. A finding not on that list fails
 its file; so does an entry of the list that no longer matches anything (the
 list stays honest). Ends with "N passed, N failed", one per file checked,
-plus one failure per stale entry; exit status 1 on any failure.
+plus one failure per stale entry; exit status 1 on any failure. A type
+written ?TYPE is optional: its entry is never stale (for findings that come
+and go with the environment, such as the poster's sign-off placeholder,
+which make series replaces when SERIES_SIGNOFF is set). A fragment matches
+the flagged line or, for findings without one, the message.
 
 checkpatch runs from inside $KSRC with absolute paths. Given a path that git
 tracks in the current directory's repository, checkpatch.pl takes it for a
@@ -38,6 +45,21 @@ def default_files():
     return files
 
 
+def series_files():
+    out = Path(os.environ.get("SERIES_DIR", TOP / ".cache" / "series")) / "out"
+    files = sorted(out.glob("*.patch"))
+    if not files:
+        raise SystemExit(f"checkpatch: no patches in {out} (make series)")
+    return files
+
+
+def display_name(path, series):
+    """The name the accepted list uses: series/<file>, or the repository path."""
+    if series:
+        return "series/" + path.name
+    return str(path.relative_to(TOP)) if path.is_relative_to(TOP) else str(path)
+
+
 def load_accepted():
     """Entries "file | TYPE | fragment of the flagged line, or * | reason"."""
     entries = []
@@ -47,8 +69,9 @@ def load_accepted():
         parts = [p.strip() for p in line.split(" | ", 3)]
         if len(parts) != 4 or not all(parts):
             raise SystemExit(f"{ACCEPTED.name}:{n}: want 'file | TYPE | fragment | reason'")
-        entries.append({"file": parts[0], "type": parts[1], "frag": parts[2],
-                        "reason": parts[3], "where": n, "used": 0})
+        optional = parts[1].startswith("?")
+        entries.append({"file": parts[0], "type": parts[1].lstrip("?"), "frag": parts[2],
+                        "optional": optional, "reason": parts[3], "where": n, "used": 0})
     return entries
 
 
@@ -82,16 +105,23 @@ def main():
     ksrc = Path(os.environ.get("KSRC", TOP / ".cache" / "linux-7.2")).resolve()
     if not (ksrc / "scripts" / "checkpatch.pl").is_file():
         raise SystemExit(f"checkpatch: no scripts/checkpatch.pl in {ksrc} (make kernel-src)")
-    files = [Path(a).resolve() for a in sys.argv[1:]] or default_files()
+    args = sys.argv[1:]
+    series = "--series" in args
+    if series:
+        args.remove("--series")
+        files = [Path(a).resolve() for a in args] or series_files()
+    else:
+        files = [Path(a).resolve() for a in args] or default_files()
+    names = [display_name(p, series) for p in files]
     accepted = load_accepted()
     passed = failed = 0
-    for path in files:
-        rel = str(path.relative_to(TOP)) if path.is_relative_to(TOP) else str(path)
+    for path, rel in zip(files, names):
         bad = 0
         for kind, typ, msg, code in findings(ksrc, path):
             entry = next((e for e in accepted
                           if fnmatch(rel, e["file"]) and e["type"] == typ and
-                          (e["frag"] == "*" or e["frag"] in code)), None)
+                          (e["frag"] == "*" or e["frag"] in code or
+                           (not code and e["frag"] in msg))), None)
             if entry:
                 entry["used"] += 1
                 print(f"  accepted {rel}: {kind}:{typ} ({ACCEPTED.name}:{entry['where']})")
@@ -106,8 +136,8 @@ def main():
         else:
             passed += 1
     for e in accepted:
-        if not e["used"] and any(fnmatch(str(p.relative_to(TOP)), e["file"])
-                                 for p in files if p.is_relative_to(TOP)):
+        if not e["used"] and not e["optional"] and \
+                any(fnmatch(n, e["file"]) for n in names):
             failed += 1
             print(f"FAIL {ACCEPTED.name}:{e['where']}: stale entry, matches nothing: "
                   f"{e['file']} {e['type']} {e['frag']}")

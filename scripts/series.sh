@@ -71,6 +71,7 @@ base_tree() {
 	rm -rf "$tree"
 	if [ -n "$deb" ]; then
 		local tmp=$SERIES_DIR/deb-root
+		mkdir -p "$SERIES_DIR"
 		rm -rf "$tmp"
 		dpkg-deb -x "$deb" "$tmp"
 		local tarball
