@@ -92,6 +92,10 @@ help:
 	@echo "             userspace-test clippy rustfmt rustfmtcheck check-panics"
 	@echo "             lint = clippy-kernel (kernel clippy on our crate) + checkpatch"
 	@echo "             fuzz (FUZZ_SECONDS per target, 5 min by default), fuzz-short, loom"
+	@echo "series:      make series (the postable patches + cover letter in .cache/series/out,"
+	@echo "             SERIES_SIGNOFF='Name <addr>' signs them; docs/series.md), series-check"
+	@echo "             (git am + build all options off / on), series-bisect (every commit"
+	@echo "             builds; not in make test), series-checkpatch"
 
 deps:
 	scripts/deps.sh
