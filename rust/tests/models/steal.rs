@@ -15,9 +15,11 @@ pub fn model(
 ) -> (Vec<u32>, Option<u32>) {
     let n = overload.len();
     let is_sibling = |cpu: usize| siblings.is_some_and(|sib| sib[cpu]);
-    let order = (0..n)
-        .filter(|&cpu| is_sibling(cpu))
-        .chain((dst..n).chain(0..dst.min(n)).filter(|&cpu| !is_sibling(cpu)));
+    let order = (0..n).filter(|&cpu| is_sibling(cpu)).chain(
+        (dst..n)
+            .chain(0..dst.min(n))
+            .filter(|&cpu| !is_sibling(cpu)),
+    );
     let mut tried = Vec::new();
     for cpu in order {
         if cpu == dst || !overload[cpu] {

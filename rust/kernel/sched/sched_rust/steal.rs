@@ -52,9 +52,9 @@ impl<'a> CpuBitmap<'a> {
     #[inline]
     pub fn test(&self, cpu: u32) -> bool {
         let word = (cpu / usize::BITS) as usize;
-        self.words
-            .get(word)
-            .is_some_and(|w| w.load(Ordering::Relaxed) & 1usize.wrapping_shl(cpu % usize::BITS) != 0)
+        self.words.get(word).is_some_and(|w| {
+            w.load(Ordering::Relaxed) & 1usize.wrapping_shl(cpu % usize::BITS) != 0
+        })
     }
 
     /// The first set bit below `nbits`, in ascending order, for which
