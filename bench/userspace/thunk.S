@@ -2,11 +2,13 @@
 /*
  * The return thunk of the "distro" variant: with -mfunction-return=
  * thunk-extern (C) and -Zfunction-return=thunk-extern (Rust) every return
- * is a jump here. This is the thunk a distribution kernel runs on this
- * machine's CPU (AMD Zen 4: spec_rstack_overflow=safe-ret, the default
- * without the IBPB microcode option), srso_alias_return_thunk of
- * arch/x86/lib/retpoline.S: a call to a ret that drops its own return
- * address, so that the ret returns to the function's caller.
+ * is a jump here. This is the safe-RET thunk of arch/x86/lib/retpoline.S,
+ * srso_alias_return_thunk: a call to a ret that drops its own return
+ * address, so that the ret returns to the function's caller. It is the
+ * Speculative Return Stack Overflow mitigation that the kernel of this
+ * project's machines reports (AMD EPYC: "spec_rstack_overflow: Vulnerable:
+ * Safe RET, no microcode"), and the default of distribution kernels on the
+ * AMD CPUs that need one.
  */
 	.text
 	.globl	__x86_return_thunk
