@@ -11,7 +11,7 @@
 set -euo pipefail
 
 KSRC=${KSRC:?} KOUT=${KOUT:?} CACHE=${CACHE:?} VNG=${VNG:?}
-VM_CPUS=${VM_CPUS:?} VM_NUMA=${VM_NUMA:?} VM_MEMORY=${VM_MEMORY:?}
+VM_CPUS=${VM_CPUS:?} VM_NUMA=${VM_NUMA?} VM_MEMORY=${VM_MEMORY:?}
 VM_KVM=${VM_KVM:-0} VM_TIMEOUT=${VM_TIMEOUT:-1500}
 # Empty for a kernel without our suites (make pure-c): no KUnit checks then.
 KUNIT_SUITES=${KUNIT_SUITES?}
