@@ -181,7 +181,7 @@ SERIES_OFF_FRAGMENTS ?= configs/vm-base.config configs/pure-c.config
 SERIES_ON_FRAGMENTS  ?= $(CONFIG_FRAGMENTS)
 LOCK = flock $(CACHE)/build.lock
 export SERIES_DIR
-.PHONY: series series-check series-bisect series-checkpatch series-kbuild series-kmake
+.PHONY: series series-check series-check-builds series-bisect series-checkpatch series-kbuild series-kmake
 
 series: deps
 	scripts/series.sh make
@@ -195,75 +195,22 @@ series-kbuild:
 series-kmake:
 	$(KMAKE) $(KTARGETS)
 
+# The two builds are one step: the build lock is held across both.
 series-check: series
 	scripts/series.sh am
+	$(LOCK) $(MAKE) --no-print-directory series-check-builds
+	@echo "series-check: ok: the posted files apply with git am and build with all options off and on"
+
+series-check-builds:
 	@echo "series-check: build with every sched-rust option off ($(SERIES_OFF_KOUT))"
-	time $(LOCK) $(MAKE) --no-print-directory series-kbuild KSRC=$(SERIES_KSRC) \
+	time $(MAKE) --no-print-directory series-kbuild KSRC=$(SERIES_KSRC) \
 		KOUT=$(SERIES_OFF_KOUT) CONFIG_FRAGMENTS="$(SERIES_OFF_FRAGMENTS)"
 	! grep -q sched_rust $(SERIES_OFF_KOUT)/System.map
 	@echo "series-check: build with every sched-rust option on ($(SERIES_ON_KOUT))"
-	time $(LOCK) $(MAKE) --no-print-directory series-kbuild KSRC=$(SERIES_KSRC) \
+	time $(MAKE) --no-print-directory series-kbuild KSRC=$(SERIES_KSRC) \
 		KOUT=$(SERIES_ON_KOUT) CONFIG_FRAGMENTS="$(SERIES_ON_FRAGMENTS)"
 	grep -q sched_rust_steal_search $(SERIES_ON_KOUT)/System.map
 	KOUT=$(SERIES_ON_KOUT) scripts/check-panics.sh
-	@echo "series-check: ok: the posted files apply with git am and build with all options off and on"
-
-series-bisect: series
-	scripts/series.sh am
-	$(LOCK) env KSRC=$(SERIES_KSRC) KOUT=$(SERIES_BISECT_KOUT) scripts/config.sh $(SERIES_ON_FRAGMENTS)
-	cp $(SERIES_BISECT_KOUT)/.config $(SERIES_DIR)/bisect.config
-	SERIES_KOUT=$(SERIES_BISECT_KOUT) SERIES_CONFIG=$(SERIES_DIR)/bisect.config \
-		SERIES_KMAKE="$(LOCK) $(MAKE) --no-print-directory -C $(TOP) series-kmake" \
-		scripts/series.sh bisect
-
-series-checkpatch: series
-	scripts/checkpatch.py --series
-
-# The postable series (scripts/series.sh, docs/series.md). make series commits
-# patches/series onto a clean 7.2 git tree ($(SERIES_DIR)/linux-7.2, from the
-# Debian tarball, made once), each patch with the new files patches/new-files
-# gives it, checks that the last commit equals what make apply makes, and
-# writes git format-patch files with a cover letter (patches/cover-letter.txt)
-# into $(SERIES_DIR)/out. SERIES_SIGNOFF="Name <address>" fills the poster's
-# Signed-off-by. series-check applies the written files with git am and builds
-# them with every sched-rust option off and with all on; series-bisect builds
-# every commit in turn (not in make test); series-checkpatch runs checkpatch
-# on the written files.
-SERIES_DIR          ?= $(CACHE)/series
-SERIES_KSRC          = $(SERIES_DIR)/linux-7.2
-SERIES_OFF_KOUT     ?= $(CACHE)/build-series-off
-SERIES_ON_KOUT      ?= $(CACHE)/build-series-on
-SERIES_BISECT_KOUT  ?= $(CACHE)/build-series-bisect
-SERIES_OFF_FRAGMENTS ?= configs/vm-base.config configs/pure-c.config
-SERIES_ON_FRAGMENTS  ?= $(CONFIG_FRAGMENTS)
-LOCK = flock $(CACHE)/build.lock
-export SERIES_DIR
-.PHONY: series series-check series-bisect series-checkpatch series-kbuild series-kmake
-
-series: deps
-	scripts/series.sh make
-
-# One configuration of the series tree (KOUT, CONFIG_FRAGMENTS from the caller).
-# ccache ignores the build folder's name (debug info keeps the first folder's).
-series-kbuild series-kmake: export CCACHE_NOHASHDIR = 1
-series-kbuild:
-	scripts/config.sh $(CONFIG_FRAGMENTS)
-	$(KMAKE) bzImage
-series-kmake:
-	$(KMAKE) $(KTARGETS)
-
-series-check: series
-	scripts/series.sh am
-	@echo "series-check: build with every sched-rust option off ($(SERIES_OFF_KOUT))"
-	time $(LOCK) $(MAKE) --no-print-directory series-kbuild KSRC=$(SERIES_KSRC) \
-		KOUT=$(SERIES_OFF_KOUT) CONFIG_FRAGMENTS="$(SERIES_OFF_FRAGMENTS)"
-	! grep -q sched_rust $(SERIES_OFF_KOUT)/System.map
-	@echo "series-check: build with every sched-rust option on ($(SERIES_ON_KOUT))"
-	time $(LOCK) $(MAKE) --no-print-directory series-kbuild KSRC=$(SERIES_KSRC) \
-		KOUT=$(SERIES_ON_KOUT) CONFIG_FRAGMENTS="$(SERIES_ON_FRAGMENTS)"
-	grep -q sched_rust_steal_search $(SERIES_ON_KOUT)/System.map
-	KOUT=$(SERIES_ON_KOUT) scripts/check-panics.sh
-	@echo "series-check: ok: the posted files apply with git am and build with all options off and on"
 
 series-bisect: series
 	scripts/series.sh am
