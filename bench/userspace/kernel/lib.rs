@@ -49,13 +49,17 @@ pub mod bindings {
 
 /// What the helpers take from the kernel's prelude.
 pub mod prelude {
-    pub use macros::export;
+    pub use macros::{export, kunit_tests};
 }
 
+#[cfg(not(sched_rust_test))]
 extern "C" {
     fn abort() -> !;
 }
 
+// The test build (`--cfg sched_rust_test`) links the standard library,
+// which has its own.
+#[cfg(not(sched_rust_test))]
 #[panic_handler]
 fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
     // SAFETY: the C library's abort() takes no argument and never returns.

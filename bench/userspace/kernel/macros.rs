@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Stand-in for the kernel's `macros` crate in the userspace replica
-//! (`bench/userspace/`): the `#[export]` attribute only.
+//! (`bench/userspace/`): the `#[export]` attribute, and `#[kunit_tests]`
+//! for the userspace run of the helpers' KUnit cases (`make -C
+//! bench/userspace test`), where the module's `#[test]` functions become
+//! tests of the standard harness.
 //!
 //! As the kernel's (`rust/macros/export.rs`), it checks at compile time
 //! that the function has the type of the prototype that bindgen generated
@@ -36,4 +39,11 @@ pub fn export(_attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut out: TokenStream = check.parse().unwrap_or_default();
     out.extend(item);
     out
+}
+
+/// `#[kunit_tests(suite)]`: the module unchanged; built with `--test`, its
+/// `#[test]` functions run under the standard test harness.
+#[proc_macro_attribute]
+pub fn kunit_tests(_attr: TokenStream, item: TokenStream) -> TokenStream {
+    item
 }
