@@ -325,9 +325,12 @@ static void sparsemask_walk_v4_regressions(struct kunit *test)
 		{ 20, 3, 5, { 19, 2, 4 }, 3 },
 	};
 	struct smask_case c;
-	int i, k;
+	int i, k, most = 0;
 
-	smask_case_init(test, &c, SMASK_SMALL_MAX);
+	/* Room for the largest case (160 elements, more than SMASK_SMALL_MAX). */
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		most = max(most, cases[i].nelems);
+	smask_case_init(test, &c, most);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		smask_case_reset(&c, cases[i].nelems, cases[i].density);
 		for (k = 0; k < cases[i].nset; k++)
