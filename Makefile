@@ -86,6 +86,8 @@ help:
 	@echo "             inline (Rust inlined into its C callers: build, no-call proof, KUnit)"
 	@echo "             scx-selftests (upstream's sched_ext selftests, C and Rust idle picker)"
 	@echo "             kunit-um (the KUnit suites by kunit.py on UML, as KUnit CI runs them)"
+	@echo "             bench-uml (the in-kernel C-vs-Rust benchmark in a UML kernel, host CPU)"
+	@echo "             bench (bench-uml + bench-userspace -> docs/benchmarks.md, docs/benchmarks.png)"
 	@echo "             debug-kernel (KASAN, then KCSAN kernel, both with lockdep, UBSAN,"
 	@echo "             DEBUG_ATOMIC_SLEEP: KUnit + hackbench C/Rust, any report fails;"
 	@echo "             debug-kernel-kasan / debug-kernel-kcsan run one)"
@@ -329,23 +331,46 @@ kunit-um: apply
 	scripts/kunit-summary.py $(UM_KOUT)/kunit.json
 
 # The in-kernel benchmark on the host's CPU: a UML kernel built for speed
-# (configs/uml-bench.config) in its own folder, booted with UM_CPUS CPUs and
-# the host's root on hostfs; its init (scripts/uml-bench-init.sh) reads
-# debugfs sched_rust/bench with UM_BENCH_ROUNDS rounds of batches of about
-# UM_BENCH_BATCH_US each. Results: $(BENCH_OUT)/uml.jsonl (scripts/uml-bench.sh).
-# UM_BENCH_VARIANTS: "base", and "inline" where the inline option exists.
+# (configs/uml-bench.config) in its own folder, booted UM_BENCH_BOOTS times
+# with UM_CPUS CPUs and the host's root on hostfs; its init
+# (scripts/uml-bench-init.sh) reads debugfs sched_rust/bench with
+# UM_BENCH_ROUNDS rounds of batches of about UM_BENCH_BATCH_US each
+# (scripts/uml-bench.sh). Results: $(BENCH_OUT)/uml.jsonl, one JSON line per
+# operation and variant. UM_BENCH_VARIANTS: "base", and "inline" (with
+# configs/inline.config, in $(UM_BENCH_KOUT)-inline) where that option exists.
 UM_BENCH_KOUT      ?= $(CACHE)/build-um-bench
 UM_BENCH_FRAGMENTS ?= configs/uml-bench.config
+UM_BENCH_VARIANTS  ?= base
 UM_BENCH_ROUNDS    ?= 301
 UM_BENCH_BATCH_US  ?= 500
 UM_BENCH_BOOTS     ?= 3
 BENCH_OUT          ?= $(CACHE)/bench
-export UM_BENCH_KOUT UM_BENCH_ROUNDS UM_BENCH_BATCH_US UM_BENCH_BOOTS BENCH_OUT UM_CPUS
+export UM_BENCH_ROUNDS UM_BENCH_BATCH_US UM_BENCH_BOOTS BENCH_OUT UM_CPUS
+# The build folder and fragments of variant $(1).
+um_bench_kout  = $(UM_BENCH_KOUT)$(if $(filter-out base,$(1)),-$(1))
+um_bench_frags = $(UM_BENCH_FRAGMENTS)$(if $(filter-out base,$(1)), configs/$(1).config)
 
 .PHONY: bench-uml-build bench-uml bench
 bench-uml-build: apply
-	ARCH=um CONFIG_BASE=empty KOUT=$(UM_BENCH_KOUT) scripts/config.sh $(UM_BENCH_FRAGMENTS)
-	$(KMAKE) O=$(UM_BENCH_KOUT) ARCH=um linux
+	$(foreach v,$(UM_BENCH_VARIANTS),\
+	ARCH=um CONFIG_BASE=empty KOUT=$(call um_bench_kout,$(v)) \
+		scripts/config.sh $(call um_bench_frags,$(v)) && \
+	$(KMAKE) O=$(call um_bench_kout,$(v)) ARCH=um linux && ) true
+
+bench-uml: bench-uml-build
+	$(foreach v,$(UM_BENCH_VARIANTS),\
+	UM_BENCH_VARIANT=$(v) UM_BENCH_KOUT=$(call um_bench_kout,$(v)) scripts/uml-bench.sh && ) true
+	cat $(foreach v,$(UM_BENCH_VARIANTS),$(BENCH_OUT)/uml-$(v).jsonl) > $(BENCH_OUT)/uml.jsonl
+	/usr/bin/python3 scripts/bench-report.py table $(BENCH_OUT)/uml.jsonl
+
+# make bench: the UML kernel's figures and the userspace replica's, rendered
+# into docs/benchmarks.md (between its bench-report markers) and the chart
+# docs/benchmarks.png (scripts/bench-report.py). Not part of make test.
+bench: UM_BENCH_VARIANTS = base $(if $(wildcard configs/inline.config),inline)
+bench: bench-uml bench-userspace
+	/usr/bin/python3 scripts/bench-report.py render --doc docs/benchmarks.md \
+		--png docs/benchmarks.png --uml $(BENCH_OUT)/uml.jsonl \
+		--userspace $(BENCH_USERSPACE_OUT).jsonl
 
 # The userspace replica of the microbenchmark (bench/userspace/, see
 # docs/benchmarks.md): the C helpers inline against the Rust exports, without

@@ -3,18 +3,33 @@
  * Side-by-side benchmark of the C and the Rust scheduler helpers.
  *
  * Reading /sys/kernel/debug/sched_rust/bench runs it and prints one line
- * per operation: the Rust/C time ratio over ROUNDS rounds, as median,
- * quartiles and extremes. Each round times a batch of the C operation and
- * the same batch of the Rust one back to back, on the same data, in an
- * order that alternates from round to round so that drift (frequency,
- * other load) hits both sides alike. Only the ratios are meaningful: the
- * absolute times depend on the machine, and under QEMU's TCG they measure
- * the emulator as much as the code.
+ * per operation: the Rust/C time ratio over the rounds, as median,
+ * quartiles and extremes, and the median time per operation of each side.
+ * Each round times a batch of the C operation and the same batch of the
+ * Rust one back to back, on the same data, in an order that alternates
+ * from round to round so that drift (frequency, other load) hits both
+ * sides alike. Both sides fold every answer into a checksum, which must
+ * agree ("same-results"), or the comparison is void ("RESULTS-DIFFER").
+ *
+ * Parameters (sched_rust_bench.<name>= on the command line, or
+ * /sys/module/sched_rust_bench/parameters/<name>):
+ *   rounds    rounds per operation (default 31);
+ *   batch_us  if not 0, each batch repeats the operation's unit of work
+ *             (the xN of its name) as often as the C side needs to run
+ *             about that long, so that the clock's resolution and cost
+ *             do not weigh (default 0: one unit, a functional check);
+ *   raw       also print every round's two times, for the host's
+ *             statistics (scripts/bench-report.py).
+ * Only the ratios transfer between machines; under QEMU's TCG even they
+ * measure the emulator as much as the code.
  */
 #include <linux/debugfs.h>
 #include <linux/ktime.h>
+#include <linux/moduleparam.h>
 #include <linux/prandom.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/sort.h>
 
 #include "asym_fit.h"
@@ -22,14 +37,28 @@
 #include "sparsemask.h"
 #include "steal_search.h"
 
-#define ROUNDS		31
+#define ROUNDS_MAX	4001
+#define REPS_MAX	100000
 #define BENCH_NELEMS	256	/* CPU ids covered by an LLC's overload mask */
 #define BENCH_OVERLOADED 12	/* overloaded CPUs set in it */
 #define BENCH_REPEAT	16
 
+static unsigned int rounds = 31;
+module_param(rounds, uint, 0644);
+MODULE_PARM_DESC(rounds, "rounds per operation (3 to 4001)");
+
+static unsigned int batch_us;
+module_param(batch_us, uint, 0644);
+MODULE_PARM_DESC(batch_us, "target time of a C batch in us (0: one unit of work)");
+
+static bool raw;
+module_param(raw, bool, 0644);
+MODULE_PARM_DESC(raw, "also print the C and Rust time of every round");
+
 struct bench_op {
 	const char *name;
 	bool writes;	/* runs on a scratch mask, not the shared one */
+	unsigned int ops;	/* operations in one unit of work (one call below) */
 	/* Run the batch; return a value that depends on every result. */
 	unsigned long (*c)(struct sparsemask *mask);
 	unsigned long (*rust)(struct sparsemask *mask);
@@ -494,22 +523,29 @@ static void asym_bench_init(void) { }
 static void asym_bench_header(struct seq_file *m) { }
 #endif
 
+/*
+ * What one unit of work counts as operations, for the time per operation:
+ * a set+clear pair, a test, a whole walk (for the sparsemask walk, 13
+ * calls of next: 12 CPUs and the end), a pick, a call.
+ */
 static const struct bench_op bench_ops[] = {
-	{ "sparsemask set+clear", true,  smask_setclear_c, smask_setclear_rust },
-	{ "sparsemask test",      false, smask_test_c,     smask_test_rust },
-	{ "sparsemask walk",      false, smask_walk_c,     smask_walk_rust },
+	{ "sparsemask set+clear", true,  BENCH_REPEAT * BENCH_NELEMS,
+	  smask_setclear_c, smask_setclear_rust },
+	{ "sparsemask test",      false, BENCH_REPEAT * BENCH_NELEMS,
+	  smask_test_c, smask_test_rust },
+	{ "sparsemask walk",      false, BENCH_NELEMS, smask_walk_c, smask_walk_rust },
 #ifdef CONFIG_SCHED_RUST_STEAL
-	{ "steal walk",           false, steal_walk_c,     steal_walk_rust },
+	{ "steal walk",           false, BENCH_NELEMS, steal_walk_c, steal_walk_rust },
 #endif
 #ifdef CONFIG_SCHED_RUST_IDLE_PICK
-	{ "idle pick miss 8n",    false, idle_miss8_c,     idle_miss8_rust },
-	{ "idle pick miss 32n",   false, idle_miss32_c,    idle_miss32_rust },
-	{ "idle pick hit 32n",    false, idle_hit32_c,     idle_hit32_rust },
+	{ "idle pick miss 8n",    false, BENCH_REPEAT * 8, idle_miss8_c, idle_miss8_rust },
+	{ "idle pick miss 32n",   false, BENCH_REPEAT * 32, idle_miss32_c, idle_miss32_rust },
+	{ "idle pick hit 32n",    false, BENCH_REPEAT * 32, idle_hit32_c, idle_hit32_rust },
 #endif
 #ifdef CONFIG_SCHED_RUST_ASYM_FIT
-	{ "asym scan full x128",  false, asym_full_c,      asym_full_rust },
-	{ "asym scan first x2048", false, asym_first_c,    asym_first_rust },
-	{ "asym fits cpu x2048",  false, asym_fits_c,      asym_fits_rust },
+	{ "asym scan full x128",  false, ASYM_FULL_CALLS, asym_full_c, asym_full_rust },
+	{ "asym scan first x2048", false, ASYM_FIRST_CALLS, asym_first_c, asym_first_rust },
+	{ "asym fits cpu x2048",  false, ASYM_FITS_CALLS, asym_fits_c, asym_fits_rust },
 #endif
 };
 
@@ -520,69 +556,114 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* @reps units of work, timed as one batch; their results go into @sink. */
 static u64 time_batch(unsigned long (*fn)(struct sparsemask *),
-		      struct sparsemask *mask, unsigned long *sink)
+		      struct sparsemask *mask, unsigned int reps, unsigned long *sink)
 {
+	unsigned long acc = 0;
+	unsigned int i;
 	u64 t0 = ktime_get_ns();
 
-	*sink += fn(mask);
-	return ktime_get_ns() - t0;
+	for (i = 0; i < reps; i++)
+		acc += fn(mask);
+	t0 = ktime_get_ns() - t0;
+	*sink += acc;
+	return t0;
+}
+
+/* Per-round times and ratios of one operation, and a copy to sort. */
+struct bench_rounds {
+	u64 *c_ns, *rust_ns, *ratio, *sorted;
+};
+
+/* The median of @n values, sorted in @tmp. */
+static u64 median_of(const u64 *v, u64 *tmp, unsigned int n)
+{
+	memcpy(tmp, v, n * sizeof(*v));
+	sort(tmp, n, sizeof(*tmp), cmp_u64, NULL);
+	return tmp[n / 2];
+}
+
+/* Hundredths of a nanosecond per operation, printed as x.yy. */
+static u64 ns_per_op_x100(u64 ns, unsigned int reps, unsigned int ops)
+{
+	return div64_u64(ns * 100, (u64)reps * ops);
 }
 
 /* Ratios are kept in thousandths: 1000 means Rust and C took as long. */
 static void bench_one(struct seq_file *m, const struct bench_op *op,
-		      struct sparsemask *mask)
+		      struct sparsemask *mask, unsigned int n, u64 batch_ns,
+		      struct bench_rounds *b)
 {
-	u64 ratio[ROUNDS], c_ns[ROUNDS], rust_ns, c_total = 0, rust_total = 0;
-	unsigned long c_sink = 0, rust_sink = 0;
-	int r;
+	unsigned long c_sink = 0, rust_sink = 0, unused = 0;
+	unsigned int reps = 1, r;
+	u64 c_med, rust_med, *q = b->sorted;
 
 	/* Warm caches and branch predictors; not timed. */
 	op->c(mask);
 	op->rust(mask);
 
-	for (r = 0; r < ROUNDS; r++) {
-		if (r & 1) {
-			rust_ns = time_batch(op->rust, mask, &rust_sink);
-			c_ns[r] = time_batch(op->c, mask, &c_sink);
-		} else {
-			c_ns[r] = time_batch(op->c, mask, &c_sink);
-			rust_ns = time_batch(op->rust, mask, &rust_sink);
-		}
-		c_total += c_ns[r];
-		rust_total += rust_ns;
-		ratio[r] = div64_u64(rust_ns * 1000, max_t(u64, c_ns[r], 1));
+	/* Batch size: the C side's time for one unit, from one timed run. */
+	if (batch_ns) {
+		u64 unit = max_t(u64, time_batch(op->c, mask, 1, &unused), 1);
+
+		reps = clamp_t(u64, div64_u64(batch_ns, unit), 1, REPS_MAX);
 	}
-	sort(ratio, ROUNDS, sizeof(ratio[0]), cmp_u64, NULL);
-	sort(c_ns, ROUNDS, sizeof(c_ns[0]), cmp_u64, NULL);
+
+	for (r = 0; r < n; r++) {
+		if (r & 1) {
+			b->rust_ns[r] = time_batch(op->rust, mask, reps, &rust_sink);
+			b->c_ns[r] = time_batch(op->c, mask, reps, &c_sink);
+		} else {
+			b->c_ns[r] = time_batch(op->c, mask, reps, &c_sink);
+			b->rust_ns[r] = time_batch(op->rust, mask, reps, &rust_sink);
+		}
+		b->ratio[r] = div64_u64(b->rust_ns[r] * 1000, max_t(u64, b->c_ns[r], 1));
+		cond_resched();		/* between rounds, never inside a batch */
+	}
+	c_med = median_of(b->c_ns, q, n);
+	rust_med = median_of(b->rust_ns, q, n);
+	median_of(b->ratio, q, n);	/* leaves the ratios sorted in q */
 
 	/* Both sides computed the same things, or the comparison is void. */
-	seq_printf(m, "%-22s %6llu.%03llu %6llu.%03llu %6llu.%03llu %6llu.%03llu %6llu.%03llu %10llu %s\n",
+	seq_printf(m, "%-22s %6llu.%03llu %6llu.%03llu %6llu.%03llu %6llu.%03llu %6llu.%03llu %8llu.%02llu %8llu.%02llu %6u %s\n",
 		   op->name,
-		   ratio[ROUNDS / 2] / 1000, ratio[ROUNDS / 2] % 1000,
-		   ratio[ROUNDS / 4] / 1000, ratio[ROUNDS / 4] % 1000,
-		   ratio[3 * ROUNDS / 4] / 1000, ratio[3 * ROUNDS / 4] % 1000,
-		   ratio[0] / 1000, ratio[0] % 1000,
-		   ratio[ROUNDS - 1] / 1000, ratio[ROUNDS - 1] % 1000,
-		   c_ns[ROUNDS / 2],
+		   q[n / 2] / 1000, q[n / 2] % 1000,
+		   q[n / 4] / 1000, q[n / 4] % 1000,
+		   q[3 * n / 4] / 1000, q[3 * n / 4] % 1000,
+		   q[0] / 1000, q[0] % 1000,
+		   q[n - 1] / 1000, q[n - 1] % 1000,
+		   ns_per_op_x100(c_med, reps, op->ops) / 100,
+		   ns_per_op_x100(c_med, reps, op->ops) % 100,
+		   ns_per_op_x100(rust_med, reps, op->ops) / 100,
+		   ns_per_op_x100(rust_med, reps, op->ops) % 100,
+		   reps * op->ops,
 		   c_sink == rust_sink ? "same-results" : "RESULTS-DIFFER");
+	if (raw)
+		for (r = 0; r < n; r++)
+			seq_printf(m, "raw %u %llu %llu %u %s\n", r, b->c_ns[r],
+				   b->rust_ns[r], reps * op->ops, op->name);
 }
 
 static int bench_show(struct seq_file *m, void *v)
 {
+	unsigned int n = clamp(READ_ONCE(rounds), 3U, ROUNDS_MAX);
+	u64 batch_ns = (u64)READ_ONCE(batch_us) * NSEC_PER_USEC;
 	struct sparsemask *mask, *scratch;
+	struct bench_rounds b = {};
 	struct rnd_state rnd;
-	int i, set = 0;
+	int i, set = 0, ret = -ENOMEM;
 
 	mask = sparsemask_alloc_node(BENCH_NELEMS, SMASK_DENSITY_DEFAULT,
 				     GFP_KERNEL, NUMA_NO_NODE);
 	scratch = sparsemask_alloc_node(BENCH_NELEMS, SMASK_DENSITY_DEFAULT,
 					GFP_KERNEL, NUMA_NO_NODE);
-	if (!mask || !scratch) {
-		sparsemask_free(mask);
-		sparsemask_free(scratch);
-		return -ENOMEM;
-	}
+	b.c_ns = kcalloc(n, sizeof(u64), GFP_KERNEL);
+	b.rust_ns = kcalloc(n, sizeof(u64), GFP_KERNEL);
+	b.ratio = kcalloc(n, sizeof(u64), GFP_KERNEL);
+	b.sorted = kcalloc(n, sizeof(u64), GFP_KERNEL);
+	if (!mask || !scratch || !b.c_ns || !b.rust_ns || !b.ratio || !b.sorted)
+		goto out;
 	prandom_seed_state(&rnd, 42);
 	while (set < BENCH_OVERLOADED) {
 		int e = prandom_u32_state(&rnd) % BENCH_NELEMS;
@@ -593,20 +674,52 @@ static int bench_show(struct seq_file *m, void *v)
 		}
 	}
 
-	seq_printf(m, "# sched-rust C-vs-Rust benchmark: %d rounds, ratio = Rust time / C time\n",
-		   ROUNDS);
+	seq_printf(m, "# sched-rust C-vs-Rust benchmark: %u rounds, ratio = Rust time / C time\n",
+		   n);
+	if (batch_ns)
+		seq_printf(m, "# batches: the unit of work repeated to about %llu us of C time; ops = operations per batch\n",
+			   div64_u64(batch_ns, NSEC_PER_USEC));
+	else
+		seq_puts(m, "# batches: one unit of work each; ops = operations per batch\n");
 	seq_printf(m, "# sparsemask: %d elements, density %d, %d set\n",
 		   BENCH_NELEMS, SMASK_DENSITY_DEFAULT, BENCH_OVERLOADED);
 	asym_bench_header(m);
-	seq_printf(m, "%-22s %10s %10s %10s %10s %10s %10s %s\n", "operation", "median",
-		   "p25", "p75", "min", "max", "C-ns/batch", "check");
+	seq_printf(m, "%-22s %10s %10s %10s %10s %10s %11s %11s %6s %s\n", "operation",
+		   "median", "p25", "p75", "min", "max", "C-ns/op", "Rust-ns/op", "ops",
+		   "check");
 	for (i = 0; i < ARRAY_SIZE(bench_ops); i++)
-		bench_one(m, &bench_ops[i], bench_ops[i].writes ? scratch : mask);
+		bench_one(m, &bench_ops[i], bench_ops[i].writes ? scratch : mask,
+			  n, batch_ns, &b);
+	ret = 0;
+out:
+	kfree(b.c_ns);
+	kfree(b.rust_ns);
+	kfree(b.ratio);
+	kfree(b.sorted);
 	sparsemask_free(mask);
 	sparsemask_free(scratch);
-	return 0;
+	return ret;
 }
-DEFINE_SHOW_ATTRIBUTE(bench);
+
+/*
+ * One buffer large enough for the whole output: seq_file would otherwise
+ * run bench_show() again, from the start, each time the buffer overflows.
+ */
+static int bench_open(struct inode *inode, struct file *file)
+{
+	size_t lines = ARRAY_SIZE(bench_ops) *
+		       (1 + (READ_ONCE(raw) ? clamp(READ_ONCE(rounds), 3U, ROUNDS_MAX) : 0));
+
+	return single_open_size(file, bench_show, inode->i_private, 1024 + lines * 96);
+}
+
+static const struct file_operations bench_fops = {
+	.owner		= THIS_MODULE,
+	.open		= bench_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
 
 static int __init sched_rust_bench_init(void)
 {
