@@ -3,8 +3,10 @@
 #
 # make run, the main job: set-up, the patched kernel, one boot of the 2-node
 # SMT VM with the KUnit suites and the steal benchmark (live progress on the
-# terminal), the C-vs-Rust comparison; then the time of each step and the
-# total. Stops at the first step that fails.
+# terminal), the in-kernel C-vs-Rust benchmark on the host's CPU (a UML
+# kernel, make bench-uml), the comparison table and its chart; then the time
+# of each step and the total, and where the chart is. Stops at the first
+# step that fails.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,5 +43,8 @@ step "set-up (deps, kernel source, patches)" m apply
 step "kernel build (and no-panic check)" m build
 step "VM: KUnit suites + steal benchmark" env VM_EXTRA="${STEAL_GUEST:?}" "$top/scripts/vm-kunit.sh"
 step "steal benchmark report" "$top/scripts/steal-report.py" "${CACHE:?}/vm"
+step "UML kernel: in-kernel C-vs-Rust benchmark" m bench-uml
 step "C-vs-Rust comparison" "$top/scripts/print-comparison.sh"
 summary
+printf '\nC-vs-Rust chart (UML, in-kernel): %s\n' "${BENCH_OUT:?}/comparison.png"
+printf 'make bench: every platform and topology, in docs/benchmarks.md and docs/benchmarks.png\n'
