@@ -19,6 +19,8 @@ KUNIT_SUITES=${KUNIT_SUITES?}
 VM_EXTRA=${VM_EXTRA:-}
 # More host folders the guest may write to (space-separated), kept across boots.
 VM_RWDIRS=${VM_RWDIRS:-}
+# More kernel command line parameters (make debug-kernel: kasan_multi_shot).
+VM_APPEND=${VM_APPEND:-}
 
 out=$CACHE/vm
 # vng runs its helpers (virtme-run, ...) from PATH.
@@ -59,7 +61,7 @@ EOF
 # then names the source /dev/root); our tinyconfig has no block layer.
 # shellcheck disable=SC2086 # VM_NUMA holds several options.
 cmd=("$VNG" "${accel[@]}" --run "$kernel" --cpus "$VM_CPUS" --memory "$VM_MEMORY" $VM_NUMA
-     --rwdir "$out" $(for d in $VM_RWDIRS; do printf -- '--rwdir %s ' "$d"; done) --append "root=/dev/root panic=-1 oops=panic schedstats=enable" -v --exec "sh $out/guest.sh")
+     --rwdir "$out" $(for d in $VM_RWDIRS; do printf -- '--rwdir %s ' "$d"; done) --append "root=/dev/root panic=-1 oops=panic schedstats=enable${VM_APPEND:+ $VM_APPEND}" -v --exec "sh $out/guest.sh")
 # Live progress while the guest runs: each KUnit suite's tally and each
 # "sched-rust:" line the guest's steps write to the kernel log, as they reach
 # the console; and, every PROGRESS_EVERY seconds without news, how long the
@@ -139,14 +141,28 @@ want_cpus=${VM_CPUS%%,*}
 case "$VM_CPUS" in *threads=2*) [[ "$sib0" == *[,-]* ]] || fail "guest has no SMT siblings";; esac
 
 # The log at the end of the guest's script also covers $VM_EXTRA's work
-# (e.g. the steal benchmark); lockdep reports start with "WARNING:" too.
-bad_re='BUG:|WARNING:|Oops|Kernel panic|rust_panic|INFO: task .* blocked'
+# (e.g. the steal benchmark). Lockdep reports start with "WARNING:", KASAN's
+# and KCSAN's with "BUG: KASAN:"/"BUG: KCSAN:", might_sleep()'s with "BUG:";
+# UBSAN's start with "UBSAN:" alone. The explicit names are for the reader.
+bad_re='BUG:|kernel BUG at|WARNING:|Oops|Kernel panic|rust_panic|INFO: task .* blocked'
+bad_re+='|KASAN:|UBSAN:|KCSAN:|possible recursive locking|inconsistent lock state'
+bad_re+='|circular locking|sleeping function called from invalid context'
+# VM_LOG_STRICT=1 (make debug-kernel): the guest's console too, which has
+# every kernel line printed from boot to power-off, also those the ring
+# buffer dropped or that came after the guest's last dmesg.
+VM_LOG_STRICT=${VM_LOG_STRICT:-0}
 kernel_log_clean() {
-	if grep -qE "$bad_re" "$out/dmesg-end.txt"; then
-		grep -nE -A5 "$bad_re" "$out/dmesg-end.txt" >&2
-		fail "the kernel log has a BUG, WARNING (lockdep), Oops or panic"
-	fi
-	log "kernel log clean (no BUG, WARNING, lockdep report, Oops or panic)"
+	local f files=("$out/dmesg-end.txt") bad=0
+	[ "$VM_LOG_STRICT" = 1 ] && files+=("$out/console.txt")
+	for f in "${files[@]}"; do
+		if grep -qE "$bad_re" "$f"; then
+			log "reports in $f:"
+			grep -nE -A12 "$bad_re" "$f" | head -n 400 >&2
+			bad=1
+		fi
+	done
+	[ $bad -eq 0 ] || fail "the kernel log has a BUG, WARNING, KASAN, UBSAN, KCSAN or lockdep report, an Oops or a panic"
+	log "kernel log clean (no BUG, WARNING, KASAN, UBSAN, KCSAN or lockdep report, Oops or panic)${files[1]:+; console too}"
 }
 
 if [ -z "$KUNIT_SUITES" ]; then
