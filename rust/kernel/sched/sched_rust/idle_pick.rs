@@ -210,7 +210,9 @@ fn masks_of_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> Option<IdleMasks
 /// before writes, to spare cache lines.
 ///
 /// Returns false, writing nothing, for a CPU out of range.
-#[inline]
+// Always inlined, as C's scx_idle_topo_test_and_clear_cpu() is: the claim
+// is every pick's hot path, and LLVM's threshold left it a call.
+#[inline(always)]
 pub fn test_and_clear_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> bool {
     let nbits = topo.nr_cpus();
     if cpu >= nbits {
