@@ -137,7 +137,7 @@ kunit: vm-test
 # quarter of the CPUs run pinned pairs (overloaded, never stealable).
 .PHONY: steal-tries
 steal-tries: build
-	VM_CPUS=16,sockets=1,cores=8,threads=2 VM_NUMA= VM_MIN_NODES=1 KUNIT_SUITES= \
+	VM_CPUS=16,sockets=1,cores=8,threads=2 VM_NUMA= VM_MIN_NODES=1 KUNIT_SUITES= VM_TIMEOUT=3600 \
 		VM_EXTRA="sh $(TOP)/bench/steal-tries.sh $(CACHE)/vm" scripts/vm-kunit.sh
 	scripts/steal-tries-report.py $(CACHE)/vm
 

@@ -15,7 +15,7 @@
 set -u
 
 out=${1:?usage: steal-tries.sh OUTDIR}
-rounds=${TRIES_ROUNDS:-2}
+rounds=${TRIES_ROUNDS:-1}
 args=${TRIES_HACKBENCH_ARGS:--g 2 -l 10}
 dbg=/sys/kernel/debug/sched
 res=$out/steal-tries.txt
