@@ -74,7 +74,7 @@ cpu_line() { awk -v c="$1" '$1 == c' "$steal"; }
 
 # cgroup v1 cpuset, for sched_relax_domain_level, and the cpu controller
 # for CFS bandwidth (v1 if it can be mounted there, else v2).
-mkdir -p $cg/cpuset $cg/cpu $cg/v2
+mkdir -p $cg
 mountpoint -q $cg || mount -t tmpfs none $cg
 mkdir -p $cg/cpuset $cg/cpu $cg/v2
 mountpoint -q $cg/cpuset || mount -t cgroup -o cpuset none $cg/cpuset 2> /dev/null
