@@ -8,7 +8,7 @@
 mod models;
 
 use core::sync::atomic::{AtomicU32, Ordering};
-use models::idle_pick::{words, Machine, Model, Topo};
+use models::idle_pick::{padded_words, words, Machine, Model, Topo};
 use proptest::prelude::*;
 use sched_rust_core::idle_pick::{
     build_node_order, pick, pick_in_node, test_and_clear_cpu, STATE_PER_NODE, STATE_SMT_ACTIVE,
@@ -45,7 +45,7 @@ proptest! {
         let cursor = AtomicU32::new(0);
         for (allowed_seed, flags, state, node_seed, global) in ops {
             let allowed: Vec<bool> = (0..m.nr_cpus).map(|c| allowed_seed.rotate_left(c as u32 % 64) & 1 != 0 || allowed_seed % 3 == 0).collect();
-            let aw = words(&allowed);
+            let aw = padded_words(&allowed);
             let node = if global { None } else { Some(node_seed % m.nr_nodes as u32) };
             // Per-node claims only make sense on per-node masks, and the
             // global walk only on the global ones, as in idle.c.

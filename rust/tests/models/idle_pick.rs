@@ -27,6 +27,20 @@ pub fn words(bits: &[bool]) -> Vec<AtomicUsize> {
     w
 }
 
+/// [`words`] with every bit at and above `bits.len()` set, in the last word
+/// and in one word more: the picker must ignore bits beyond `nr_cpus`, as
+/// `find_next_and_bit()` does.
+pub fn padded_words(bits: &[bool]) -> Vec<AtomicUsize> {
+    let mut w = words(bits);
+    if bits.len() % W != 0 {
+        if let Some(last) = w.last_mut() {
+            *last.get_mut() |= usize::MAX << (bits.len() % W);
+        }
+    }
+    w.push(AtomicUsize::new(usize::MAX));
+    w
+}
+
 pub fn bools(w: &[AtomicUsize], n: usize) -> Vec<bool> {
     (0..n)
         .map(|i| w[i / W].load(Ordering::Relaxed) & (1 << (i % W)) != 0)
@@ -122,9 +136,9 @@ impl Topo {
         let mut order = vec![0u16; m.nr_nodes * m.nr_nodes];
         assert!(build_node_order(&m.distance, m.nr_nodes as u32, &mut order));
         Topo {
-            siblings: m.siblings.iter().map(|s| words(s)).collect(),
-            cpu: m.cpu.iter().map(|s| words(s)).collect(),
-            smt: m.smt.iter().map(|s| words(s)).collect(),
+            siblings: m.siblings.iter().map(|s| padded_words(s)).collect(),
+            cpu: m.cpu.iter().map(|s| padded_words(s)).collect(),
+            smt: m.smt.iter().map(|s| padded_words(s)).collect(),
             order,
             m: m.clone(),
         }

@@ -149,29 +149,35 @@ fn andnot(dst: &Bits, src: &Bits) {
 }
 
 /// The first bit of `a & b` in `[from, nbits)`, as a CPU id.
+///
+/// Shaped as lib/find_bit.c's `find_next_and_bit()`: the words to search
+/// are bounded once, before the loop, so that each word costs a load of
+/// each mask, an `and` and a test; bits at and above `nbits` are dropped
+/// only from the word where a bit was found. Words that `a` or `b` lacks
+/// are not searched.
 #[inline]
 fn find_and_from(a: &Bits, b: &Bits, from: u32, nbits: u32) -> Option<u32> {
-    let mut index = (from / usize::BITS) as usize;
+    if from >= nbits {
+        return None;
+    }
+    let first = (from / usize::BITS) as usize;
+    // `from < nbits`: at least one word, and `words > first`.
+    let words = nbits.div_ceil(usize::BITS) as usize;
+    let (a, b) = (a.get(first..)?, b.get(first..)?);
     let mut base = from.wrapping_sub(from % usize::BITS);
-    // Drop the bits below `from` in its word.
-    let mut low = !usize::MAX.wrapping_shl(from % usize::BITS);
-    while base < nbits {
-        let (Some(x), Some(y)) = (a.get(index), b.get(index)) else {
-            return None;
-        };
-        let mut common = x.load(Ordering::Relaxed) & y.load(Ordering::Relaxed) & !low;
-        low = 0;
-        // `base < nbits`: no wrap.
-        let room = nbits.wrapping_sub(base);
-        if room < usize::BITS {
-            common &= !usize::MAX.wrapping_shl(room);
-        }
+    // The bits at and above `from` in its word; every bit in the others.
+    let mut keep = usize::MAX.wrapping_shl(from % usize::BITS);
+    for (x, y) in a.iter().zip(b).take(words.wrapping_sub(first)) {
+        let common = x.load(Ordering::Relaxed) & y.load(Ordering::Relaxed) & keep;
         if common != 0 {
-            // `base + bit < nbits`: no overflow.
-            return Some(base.wrapping_add(common.trailing_zeros()));
+            // Only the last word has bits at or above `nbits`.
+            return base
+                .checked_add(common.trailing_zeros())
+                .filter(|&cpu| cpu < nbits);
         }
-        index = index.wrapping_add(1);
-        base = base.checked_add(usize::BITS)?;
+        keep = usize::MAX;
+        // Past the last word this may wrap, but is not used any more.
+        base = base.wrapping_add(usize::BITS);
     }
     None
 }
