@@ -35,7 +35,6 @@ out=${1:?usage: steal-checks.sh OUTDIR}
 res=$out/steal-checks.txt
 dbg=/sys/kernel/debug
 steal=$dbg/sched/steal
-features=$dbg/sched/features
 cg=/tmp/steal-checks-cgroup
 args=${CHECK_HACKBENCH_ARGS:--g 2 -l 10}
 throttled_args="-g 1 -l 10"
@@ -49,23 +48,14 @@ record() { # name result detail...
 }
 
 mountpoint -q $dbg || mount -t debugfs none $dbg
+. "$(dirname "$0")/steal-lib.sh"
 if [ ! -r "$steal" ]; then
 	record setup fail "no $steal"
 	exit 1
 fi
 
-has_rust=no
-grep -qwE "(NO_)?RUST_STEAL" "$features" && has_rust=yes
-set_mode() { # c | rust
-	echo STEAL > "$features"
-	[ $has_rust = yes ] || return 0
-	case $1 in
-	c)    echo NO_RUST_STEAL > "$features"; echo NO_RUST_SPARSEMASK > "$features" ;;
-	rust) echo RUST_STEAL > "$features"; echo RUST_SPARSEMASK > "$features" ;;
-	esac
-}
 modes=c
-[ $has_rust = yes ] && modes="c rust"
+has_rust && modes="c rust"
 
 # The sums of the steals column, the mismatch count, one CPU's line.
 steals() { awk '$1 ~ /^[0-9]+$/ { s += $5 } END { print s + 0 }' "$steal"; }

@@ -25,19 +25,19 @@ out=${1:?usage: steal-hackbench.sh OUTDIR}
 rounds=${STEAL_ROUNDS:-7}
 args=${HACKBENCH_ARGS:--g 4 -l 20}
 modes=${STEAL_MODES:-off c rust}
-features=/sys/kernel/debug/sched/features
 runs=$out/steal-runs.txt
 
 die() { echo "steal-hackbench: $*" >&2; echo "error=$*" > "$runs"; exit 1; }
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+. "$(dirname "$0")/steal-lib.sh"
 [ -w "$features" ] || die "no $features (CONFIG_SCHED_DEBUG/DEBUG_FS?)"
 command -v hackbench > /dev/null || die "hackbench not found (Debian rt-tests)"
 [ -r /sys/kernel/debug/sched/steal ] ||
 	die "no /sys/kernel/debug/sched/steal: no steal counters"
 grep -qwE "(NO_)?STEAL" "$features" || die "sched feature STEAL missing"
 case " $modes " in *" rust "*)
-	grep -qwE "(NO_)?RUST_STEAL" "$features" ||
+	has_rust ||
 		die "sched feature RUST_STEAL missing (CONFIG_SCHED_RUST_STEAL?)" ;;
 esac
 
@@ -48,22 +48,7 @@ fi
 grep -q 'schedstats=enable' /proc/cmdline || [ "$(cat /proc/sys/kernel/sched_schedstats 2>/dev/null)" = 1 ] ||
 	die "schedstats are off: boot with schedstats=enable"
 
-# The sums of the steals and tries columns of sched/steal.
-counters() { awk '$1 ~ /^[0-9]+$/ { s += $5; t += $6; w += $7 } END { print s + 0, t + 0, w + 0 }' /sys/kernel/debug/sched/steal; }
 
-set_mode() {
-	case $1 in
-	off)  echo NO_STEAL > "$features" ;;
-	c)    echo STEAL > "$features"
-	      # Absent from a kernel without the Rust helpers: C is all there is.
-	      if grep -qwE "(NO_)?RUST_STEAL" "$features"; then
-		      echo NO_RUST_STEAL > "$features"
-		      echo NO_RUST_SPARSEMASK > "$features"
-	      fi ;;
-	rust) echo STEAL > "$features"; echo RUST_STEAL > "$features"
-	      echo RUST_SPARSEMASK > "$features" ;;
-	esac
-}
 
 # rotate N WORD...: the words, from the (N mod count)-th on, then the rest.
 rotate() {

@@ -21,21 +21,13 @@ dbg=/sys/kernel/debug/sched
 res=$out/steal-tries.txt
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+. "$(dirname "$0")/steal-lib.sh"
 [ -w $dbg/steal_max_tries ] || { echo "error=no $dbg/steal_max_tries" > "$res"; exit 1; }
 [ -w /proc/sys/kernel/sched_schedstats ] && echo 1 > /proc/sys/kernel/sched_schedstats
 
 n=$(nproc)
 modes=c
-grep -qwE "(NO_)?RUST_STEAL" $dbg/features && modes="c rust"
-counters() { awk '$1 ~ /^[0-9]+$/ { s += $5; t += $6; w += $7 } END { print s + 0, t + 0, w + 0 }' $dbg/steal; }
-set_mode() {
-	echo STEAL > $dbg/features
-	[ "$modes" = c ] && return 0
-	case $1 in
-	c)    echo NO_RUST_STEAL > $dbg/features; echo NO_RUST_SPARSEMASK > $dbg/features ;;
-	rust) echo RUST_STEAL > $dbg/features; echo RUST_SPARSEMASK > $dbg/features ;;
-	esac
-}
+has_rust && modes="c rust"
 
 hogs=
 cpu=$((n - n / 4))
