@@ -86,6 +86,7 @@ help:
 	@echo "             inline (Rust inlined into its C callers: build, no-call proof, KUnit)"
 	@echo "             scx-selftests (upstream's sched_ext selftests, C and Rust idle picker)"
 	@echo "             kunit-um (the KUnit suites by kunit.py on UML, as KUnit CI runs them)"
+	@echo "             kunit-x86 (the same with kunit.py --arch=x86_64 in QEMU, TCG)"
 	@echo "             bench-uml (the in-kernel C-vs-Rust benchmark in a UML kernel, host CPU)"
 	@echo "             bench (bench-uml + bench-userspace -> docs/benchmarks.md, docs/benchmarks.png)"
 	@echo "             debug-kernel (KASAN, then KCSAN kernel, both with lockdep, UBSAN,"
@@ -329,6 +330,27 @@ kunit-um: apply
 		$(KUNIT_PY_TOOLCHAIN) --kernel_args ncpus=$(UM_CPUS) --kernel_args seccomp=on \
 		--json=$(UM_KOUT)/kunit.json
 	scripts/kunit-summary.py $(UM_KOUT)/kunit.json
+
+# The same kunitconfig with kunit.py on x86_64 under QEMU (kunit.py's own
+# x86_64 configuration: serial console, qboot), KUNIT_X86_CPUS CPUs. kunit.py
+# asks QEMU for "-accel kvm -accel hvf -accel tcg", and QEMU takes the first
+# that initialises; where KVM hangs guests (KUNIT_X86_TCG=1, the default),
+# /dev/kvm is hidden behind /dev/null in a private mount namespace (root
+# only), so that KVM fails to initialise and QEMU falls back to TCG.
+KUNIT_X86_KOUT ?= $(CACHE)/build-kunit-x86
+KUNIT_X86_CPUS ?= 2
+KUNIT_X86_TCG  ?= 1
+KUNIT_X86_RUN = python3 $(KSRC)/tools/testing/kunit/kunit.py run --arch=x86_64 \
+	--build_dir=$(KUNIT_X86_KOUT) --kunitconfig=$(TOP)/kunit-tests/sched_rust.kunitconfig \
+	--jobs=$(JOBS) $(KUNIT_PY_TOOLCHAIN) --qemu_args "-smp $(KUNIT_X86_CPUS)" \
+	--timeout=1200 --json=$(KUNIT_X86_KOUT)/kunit.json
+.PHONY: kunit-x86
+kunit-x86: apply
+	@mkdir -p $(KUNIT_X86_KOUT)
+	$(if $(filter 1,$(KUNIT_X86_TCG)),unshare --mount sh -c \
+		'if [ -e /dev/kvm ]; then mount --bind /dev/null /dev/kvm || exit 1; fi; exec "$$@"' sh) \
+		$(KUNIT_X86_RUN)
+	scripts/kunit-summary.py $(KUNIT_X86_KOUT)/kunit.json
 
 # The in-kernel benchmark on the host's CPU: a UML kernel built for speed
 # (configs/uml-bench.config) in its own folder, booted UM_BENCH_BOOTS times
