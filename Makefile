@@ -366,6 +366,8 @@ UM_BENCH_VARIANTS  ?= base
 UM_BENCH_ROUNDS    ?= 301
 UM_BENCH_BATCH_US  ?= 500
 UM_BENCH_BOOTS     ?= 3
+# make run prints the table once, in its comparison step: it sets 0.
+BENCH_UML_TABLE    ?= 1
 BENCH_OUT          ?= $(CACHE)/bench
 export UM_BENCH_ROUNDS UM_BENCH_BATCH_US UM_BENCH_BOOTS BENCH_OUT UM_CPUS
 # The build folder and fragments of variant $(1).
@@ -383,7 +385,7 @@ bench-uml: bench-uml-build
 	$(foreach v,$(UM_BENCH_VARIANTS),\
 	UM_BENCH_VARIANT=$(v) UM_BENCH_KOUT=$(call um_bench_kout,$(v)) scripts/uml-bench.sh && ) true
 	cat $(foreach v,$(UM_BENCH_VARIANTS),$(BENCH_OUT)/uml-$(v).jsonl) > $(BENCH_OUT)/uml.jsonl
-	/usr/bin/python3 scripts/bench-report.py table $(BENCH_OUT)/uml.jsonl
+	$(if $(filter 1,$(BENCH_UML_TABLE)),/usr/bin/python3 scripts/bench-report.py table $(BENCH_OUT)/uml.jsonl)
 
 # make bench: the UML kernel's figures and the userspace replica's, rendered
 # into docs/benchmarks.md (between its bench-report markers) and the chart

@@ -43,7 +43,7 @@ step "set-up (deps, kernel source, patches)" m apply
 step "kernel build (and no-panic check)" m build
 step "VM: KUnit suites + steal benchmark" env VM_EXTRA="${STEAL_GUEST:?}" "$top/scripts/vm-kunit.sh"
 step "steal benchmark report" "$top/scripts/steal-report.py" "${CACHE:?}/vm"
-step "UML kernel: in-kernel C-vs-Rust benchmark" m bench-uml
+step "UML kernel: in-kernel C-vs-Rust benchmark" m bench-uml BENCH_UML_TABLE=0
 step "C-vs-Rust comparison" "$top/scripts/print-comparison.sh"
 summary
 printf '\nC-vs-Rust chart (UML, in-kernel): %s\n' "${BENCH_OUT:?}/comparison.png"
