@@ -30,7 +30,10 @@
 # (From: <$SERIES_PROJECT_EMAIL>, default sched-rust@localhost): the ported
 # ones keep their authors. SERIES_FORMAT_ARGS: extra git format-patch arguments
 # (e.g. "-v2" or "--rfc"). For bisect: SERIES_KOUT (its build folder),
-# SERIES_CONFIG (the .config to build each commit with), SERIES_FIRST_RUST
+# SERIES_CONFIG (the .config to build each commit with), SERIES_BISECT_FROM
+# (a patch number: build from that patch of patches/series on, after a change
+# to it or a later one; the earlier commits are reported as skipped),
+# SERIES_FIRST_RUST
 # (the number of the first patch allowed to bring Rust into kernel/sched,
 # default 0008), SERIES_KMAKE (the command that runs the kernel's make with
 # the project's toolchain; the Makefile passes "make series-kmake").
@@ -299,11 +302,20 @@ bisect_series() {
 	[ ${#commits[@]} -eq ${#series[@]} ] ||
 		die "series-am has ${#commits[@]} commits, patches/series ${#series[@]}: run make series-check again"
 	mkdir -p "$kout"
-	local passed=0 failed=0 i c p n t0 t1 why log_file
+	local passed=0 failed=0 i c p n t0 t1 why log_file from=${SERIES_BISECT_FROM:-}
+	if [ -n "$from" ] && ! printf '%s\n' "${series[@]}" | grep -q "^$from"; then
+		die "SERIES_BISECT_FROM=$from: no such patch in patches/series"
+	fi
 	for i in "${!commits[@]}"; do
 		c=${commits[$i]}
 		p=${series[$i]}
 		n=${p:0:4}
+		# Resume at a patch of the series (in series order): the commits
+		# before it are those of an earlier run.
+		if [ -n "$from" ]; then
+			[ "$n" = "$from" ] || { printf 'skip %2d %s\n' $((i + 1)) "$p"; continue; }
+			from=
+		fi
 		g checkout -q -f --detach "$c"
 		g clean -q -fdx
 		log_file=$SERIES_DIR/bisect-$(printf '%02d' $((i + 1)))-$n.log

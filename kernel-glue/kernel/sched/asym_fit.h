@@ -15,8 +15,9 @@
  * queues: fair.c fills the views from the real scheduler state, the KUnit
  * suite from synthetic inputs. Rust implements the same functions
  * (kernel/sched/sched_rust/asym_fit.rs) over the same structures; the
- * suite runs both on identical inputs. sched_rust.h includes this header,
- * so that bindgen sees the structures: keep it free of scheduler internals.
+ * suite runs both on identical inputs. rust/bindings/bindings_helper.h
+ * includes this header, so that bindgen sees the structures: keep it free
+ * of scheduler internals.
  *
  * The scan asks for the view of each CPU it reaches through a callback,
  * once per CPU and only for the CPUs it reaches, so that it stays as lazy

@@ -17,9 +17,18 @@
 #include <linux/types.h>
 
 #include "ext/idle_pick.h"	/* struct scx_idle_topo, a plain view */
-#include "asym_fit.h"		/* struct asym_cpu_view and co., plain views */
 #include "sparsemask.h"		/* struct sparsemask, SPARSEMASK_CHUNK_BYTES */
 #include "steal_search.h"	/* steal_from_fn, STEAL_* */
+
+/*
+ * The asymmetric capacity fit's views are only declared here: fair.c holds
+ * upstream's copy of asym_fit.h's enum until the patch that moves it there,
+ * so fair.c includes asym_fit.h itself, and bindgen reads it through
+ * rust/bindings/bindings_helper.h.
+ */
+struct asym_cpu_view;
+struct asym_fit_task;
+struct asym_scan;
 
 /*
  * The prototypes are declared whatever the configuration; a function
@@ -82,8 +91,9 @@ bool sched_rust_idle_build_node_order(const unsigned int *distance,
  */
 int sched_rust_select_idle_capacity(const struct asym_fit_task *task,
 				    const struct asym_scan *scan,
-				    asym_cpu_view_fn view, void *arg,
-				    bool *clear_idle_cores);
+				    bool (*view)(void *arg, int cpu, unsigned int want,
+						 struct asym_cpu_view *view),
+				    void *arg, bool *clear_idle_cores);
 int sched_rust_util_fits_cpu(const struct asym_fit_task *task,
 			     const struct asym_cpu_view *cpu);
 bool sched_rust_asym_fits_cpu(const struct asym_fit_task *task, bool smt_active,
