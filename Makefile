@@ -232,7 +232,7 @@ series-checkpatch: series
 .PHONY: fuzz fuzz-short loom
 FUZZ_SECONDS ?= 300
 FUZZ_SHORT_SECONDS ?= 20
-FUZZ_TARGETS ?= sparsemask steal idle_pick
+FUZZ_TARGETS ?= sparsemask steal idle_pick asym_fit
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_TARGETS)
 

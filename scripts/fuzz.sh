@@ -24,7 +24,7 @@ FUZZ_MAX_LEN=${FUZZ_MAX_LEN:-4096}
 fuzz_dir=$top/rust/fuzz
 out=$CACHE/fuzz
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(sparsemask steal idle_pick)
+[ ${#targets[@]} -gt 0 ] || targets=(sparsemask steal idle_pick asym_fit)
 
 # Instrument the target crates only: with an explicit --target, RUSTFLAGS
 # do not reach build scripts (libfuzzer-sys's compiles libFuzzer's C++).
