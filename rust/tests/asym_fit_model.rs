@@ -9,7 +9,7 @@ mod models;
 use models::asym_fit::{model_scan, model_util_fits, Case, Cpu, Sys};
 use proptest::prelude::*;
 use sched_rust_core::asym_fit::{
-    asym_fits_cpu, fits_capacity, rank, select_idle_capacity, util_fits_cpu, CpuView, Pick, Scan,
+    asym_fits_cpu, fits_capacity, rank, select_idle_capacity, util_fits_cpu, CpuView, Pick,
     TaskFit, SCHED_CAPACITY_SCALE, VIEW_CORE, VIEW_UCLAMP,
 };
 
@@ -31,14 +31,7 @@ fn words_of(bits: &[bool]) -> Vec<usize> {
 /// Runs the Rust scan on `c`; also the CPUs it asked a view of.
 fn rust_scan(c: &Case) -> (Pick, Vec<u32>) {
     let words = words_of(&c.allowed);
-    let scan = Scan {
-        cpus: &words,
-        nbits: c.sys.cpus.len() as u32,
-        target: c.target as i32,
-        sis_util: c.sis_util,
-        nr_idle_scan: c.nr_idle_scan,
-        has_idle_core: c.has_idle_core,
-    };
+    let scan = c.scan(&words);
     let mut seen = Vec::new();
     let pick = select_idle_capacity(&c.task, &scan, |cpu, want, v| {
         seen.push(cpu);

@@ -18,7 +18,7 @@
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use sched_rust_core::asym_fit::{
-    asym_fits_cpu, select_idle_capacity, util_fits_cpu, Scan, TaskFit, VIEW_CORE, VIEW_UCLAMP,
+    asym_fits_cpu, select_idle_capacity, util_fits_cpu, TaskFit, VIEW_CORE, VIEW_UCLAMP,
 };
 
 #[path = "../../tests/models/mod.rs"]
@@ -93,14 +93,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             })
         })
         .collect();
-    let scan = Scan {
-        cpus: &words,
-        nbits: n as u32,
-        target: c.target as i32,
-        sis_util: c.sis_util,
-        nr_idle_scan: c.nr_idle_scan,
-        has_idle_core: c.has_idle_core,
-    };
+    let scan = c.scan(&words);
     let mut seen = Vec::new();
     let pick = select_idle_capacity(&c.task, &scan, |cpu, want, v| {
         seen.push(cpu);

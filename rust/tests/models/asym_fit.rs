@@ -4,7 +4,7 @@
 //! (`util_fits_cpu()`, `select_idle_capacity()`), transcribed over plain
 //! vectors of synthetic CPUs.
 
-use sched_rust_core::asym_fit::{CpuView, TaskFit};
+use sched_rust_core::asym_fit::{CpuView, Scan, TaskFit};
 
 /// One synthetic CPU, as the run queues would show it.
 #[derive(Clone, Debug)]
@@ -81,6 +81,21 @@ pub struct Case {
     pub sis_util: bool,
     pub nr_idle_scan: i32,
     pub has_idle_core: bool,
+}
+
+impl Case {
+    /// The Rust scan's arguments for this case, over `words`, the allowed
+    /// mask as bitmap words (with whatever junk the caller put past it).
+    pub fn scan<'a>(&self, words: &'a [usize]) -> Scan<'a> {
+        Scan {
+            cpus: words,
+            nbits: self.sys.cpus.len() as u32,
+            target: self.target as i32,
+            sis_util: self.sis_util,
+            nr_idle_scan: self.nr_idle_scan,
+            has_idle_core: self.has_idle_core,
+        }
+    }
 }
 
 /// 7.2's `select_idle_capacity()`, transcribed over vectors; also the CPUs
