@@ -402,7 +402,13 @@ static bool asym_bench_view(void *arg, int cpu, unsigned int want,
 	return true;
 }
 
-/* @repeat scans from every target in turn; C and Rust fold the same way. */
+/*
+ * @repeat scans from every target in turn; C and Rust fold the same way.
+ * One function per language (below), so that each scan has one call site,
+ * as select_idle_capacity() has in fair.c: with SCHED_RUST_INLINE, LLVM
+ * inlines the Rust scan (a large local function) only where it is called
+ * once, and the bench must not measure a call that fair.c does not make.
+ */
 static __always_inline unsigned long
 asym_scan_batch(struct asym_bench *b, const struct asym_fit_task *task,
 		int repeat, bool rust)
@@ -430,24 +436,36 @@ asym_scan_batch(struct asym_bench *b, const struct asym_fit_task *task,
 	return sum;
 }
 
+static noinline unsigned long
+asym_scan_batch_c(struct asym_bench *b, const struct asym_fit_task *task, int repeat)
+{
+	return asym_scan_batch(b, task, repeat, false);
+}
+
+static noinline unsigned long
+asym_scan_batch_rust(struct asym_bench *b, const struct asym_fit_task *task, int repeat)
+{
+	return asym_scan_batch(b, task, repeat, true);
+}
+
 static unsigned long asym_full_c(struct sparsemask *unused)
 {
-	return asym_scan_batch(&asym_busy_sibling, &asym_small_task, 1, false);
+	return asym_scan_batch_c(&asym_busy_sibling, &asym_small_task, 1);
 }
 
 static unsigned long asym_full_rust(struct sparsemask *unused)
 {
-	return asym_scan_batch(&asym_busy_sibling, &asym_small_task, 1, true);
+	return asym_scan_batch_rust(&asym_busy_sibling, &asym_small_task, 1);
 }
 
 static unsigned long asym_first_c(struct sparsemask *unused)
 {
-	return asym_scan_batch(&asym_all_idle, &asym_small_task, BENCH_REPEAT, false);
+	return asym_scan_batch_c(&asym_all_idle, &asym_small_task, BENCH_REPEAT);
 }
 
 static unsigned long asym_first_rust(struct sparsemask *unused)
 {
-	return asym_scan_batch(&asym_all_idle, &asym_small_task, BENCH_REPEAT, true);
+	return asym_scan_batch_rust(&asym_all_idle, &asym_small_task, BENCH_REPEAT);
 }
 
 static __always_inline unsigned long asym_fits_batch(bool rust)

@@ -149,15 +149,19 @@ pub fn util_fits_cpu(task: &TaskFit, cpu: &CpuView) -> i32 {
     // A task always fits if uclamp_max <= capacity_orig, except on a
     // full-size CPU capped at full size: there is no capping at max
     // capacity, and it must not block overutilized.
+    //
+    // The conditions are combined with `&` and `|`, not `&&` and `||`: all
+    // their operands are loaded anyway, and the non-short-circuit form lets
+    // LLVM compute them without a branch, as clang does for the C version.
     let capacity_orig = cpu.capacity_orig;
-    let full = capacity_orig == SCHED_CAPACITY_SCALE && task.uclamp_max == SCHED_CAPACITY_SCALE;
-    let uclamp_max_fits = !full && task.uclamp_max <= capacity_orig;
-    let fits = fits || uclamp_max_fits;
+    let full = (capacity_orig == SCHED_CAPACITY_SCALE) & (task.uclamp_max == SCHED_CAPACITY_SCALE);
+    let uclamp_max_fits = !full & (task.uclamp_max <= capacity_orig);
+    let fits = fits | uclamp_max_fits;
 
     // Boosted (util < uclamp_min): the boost must fit the capacity the CPU
     // actually delivers, pressure included.
     let uclamp_min = core::cmp::min(task.uclamp_min, task.uclamp_max);
-    if fits && task.util < uclamp_min && uclamp_min > cpu.actual_capacity {
+    if fits & (task.util < uclamp_min) & (uclamp_min > cpu.actual_capacity) {
         return -1;
     }
 
