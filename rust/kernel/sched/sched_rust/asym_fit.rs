@@ -137,6 +137,8 @@ pub fn fits_capacity(cap: usize, max: usize) -> bool {
 ///
 /// Reads `capacity_orig` and `actual_capacity` of `cpu` only when
 /// `task.uclamp_used`.
+// `&` and `|` between the conditions on purpose: see the comment inside.
+#[allow(clippy::needless_bitwise_bool)]
 #[inline]
 pub fn util_fits_cpu(task: &TaskFit, cpu: &CpuView) -> i32 {
     // Check if the real util fits without any uclamp boost/cap applied.
@@ -150,9 +152,12 @@ pub fn util_fits_cpu(task: &TaskFit, cpu: &CpuView) -> i32 {
     // full-size CPU capped at full size: there is no capping at max
     // capacity, and it must not block overutilized.
     //
-    // The conditions are combined with `&` and `|`, not `&&` and `||`: all
-    // their operands are loaded anyway, and the non-short-circuit form lets
-    // LLVM compute them without a branch, as clang does for the C version.
+    // The conditions are combined with `&` and `|`, not `&&` and `||` (hence
+    // the `allow` of the kernel's `needless_bitwise_bool` warning): their
+    // operands are plain loads of the view, and the non-short-circuit form
+    // lets LLVM compute them without branches, as clang does for the C
+    // version (the Rust fit test across the boundary: 1.77 -> 1.56 of C's
+    // time on UML).
     let capacity_orig = cpu.capacity_orig;
     let full = (capacity_orig == SCHED_CAPACITY_SCALE) & (task.uclamp_max == SCHED_CAPACITY_SCALE);
     let uclamp_max_fits = !full & (task.uclamp_max <= capacity_orig);
