@@ -33,12 +33,14 @@ CLIPPY_DRIVER   ?= /usr/bin/clippy-driver
 RUST_LIB_SRC    ?= $(firstword $(wildcard /usr/src/rustc-*/library))
 BINDGEN         ?= $(CACHE)/tools/bin/bindgen
 VNG             ?= $(CACHE)/venv/bin/vng
+# Debian 13's pahole 1.30 (scripts/pahole.sh): 7.2's sched_ext BTF needs 1.26.
+PAHOLE          ?= $(CACHE)/tools/bin/pahole
 export CCACHE_DIR ?= $(CACHE)/ccache
 
 KMAKE = $(MAKE) -C $(KSRC) O=$(KOUT) -j$(JOBS) \
 	LLVM=-$(LLVM_VERSION) CC="ccache clang-$(LLVM_VERSION)" \
 	RUSTC=$(RUSTC) RUSTDOC=$(RUSTDOC) CLIPPY_DRIVER=$(CLIPPY_DRIVER) \
-	BINDGEN=$(BINDGEN) RUST_LIB_SRC=$(RUST_LIB_SRC) \
+	BINDGEN=$(BINDGEN) RUST_LIB_SRC=$(RUST_LIB_SRC) PAHOLE=$(PAHOLE) \
 	LIBCLANG_PATH=/usr/lib/llvm-$(LLVM_VERSION)/lib
 
 # Config fragments merged onto tinyconfig, in this order.
@@ -64,19 +66,27 @@ STEAL_GUEST = STEAL_ROUNDS=$(STEAL_ROUNDS) HACKBENCH_ARGS='$(HACKBENCH_ARGS)' \
 	sh $(TOP)/bench/steal-hackbench.sh $(CACHE)/vm; \
 	sh $(TOP)/bench/steal-checks.sh $(CACHE)/vm
 
-# Upstream's sched_ext selftests, run once with each idle picker. make test
-# runs those that exercise idle picking; make scx-selftests runs them all.
-SCX_OUT   ?= $(CACHE)/scx-selftests
-SCX_TESTS ?= numa select_cpu_dfl select_cpu_dfl_nodispatch enq_select_cpu allowed_cpus \
-	minimal init_enable_count
-SCX_GUEST = sh $(TOP)/bench/scx-selftests-guest.sh $(CACHE)/vm $(SCX_OUT)/runner
+# sched_ext in its own boot (scripts/scx-vm.sh): upstream's selftests and
+# the BPF schedulers (tools/sched_ext's examples, scx_cosmos and scx_bpfland
+# from the crates registry), each with the C and with the Rust idle picker;
+# a scheduler runs SCX_SCHED_SECONDS under load. SCX_NO_BUILTIN_IDLE: the
+# schedulers that never ask sched_ext's built-in idle policy for a CPU (so
+# no picker counter moves); SCX_PER_NODE: those that must pick per node.
+SCX_OUT        ?= $(CACHE)/scx-selftests
+SCX_SCHEDS_OUT ?= $(CACHE)/scx-scheds
+SCX_SCHED_SECONDS ?= 10
+SCX_NO_BUILTIN_IDLE ?=
+SCX_PER_NODE   ?= scx_cosmos scx_bpfland
+UM_KOUT ?= $(CACHE)/build-um
+RESULTS ?= $(CACHE)/results
 
-export CACHE KSRC KOUT KERNEL_DEB_VERSION VNG VM_CPUS VM_NUMA VM_MEMORY VM_KVM VM_TIMEOUT KUNIT_SUITES
-export STEAL_GUEST SCX_OUT SCX_TESTS SCX_GUEST LLVM_VERSION
+export CACHE KSRC KOUT KERNEL_DEB_VERSION VNG PAHOLE VM_CPUS VM_NUMA VM_MEMORY VM_KVM VM_TIMEOUT KUNIT_SUITES
+export STEAL_GUEST SCX_OUT SCX_SCHEDS_OUT SCX_SCHED_SECONDS SCX_NO_BUILTIN_IDLE SCX_PER_NODE \
+	UM_KOUT RESULTS LLVM_VERSION
 
 .PHONY: help deps kernel-src apply config build vm-test kunit userspace-test userspace-test-verbose clippy \
 	check-panics steal-bench pure-c cfi inline rustfmt rustfmtcheck run test clean distclean \
-	scx-selftests scx-selftests-build kunit-um
+	scx scx-selftests-build scx-scheds-build kunit-um
 
 help:
 	@echo "make run     build, boot the 2-node SMT VM, run the KUnit suites, print C vs Rust"
@@ -84,7 +94,7 @@ help:
 	@echo "             check, KUnit and a steal check (hackbench off/C/Rust) in the VM"
 	@echo "steps:       deps kernel-src apply config build vm-test steal-bench pure-c cfi"
 	@echo "             inline (Rust inlined into its C callers: build, no-call proof, KUnit)"
-	@echo "             scx-selftests (upstream's sched_ext selftests, C and Rust idle picker)"
+	@echo "             scx (sched_ext boot: every selftest and BPF scheduler, C and Rust picker)"
 	@echo "             kunit-um (the KUnit suites by kunit.py on UML, as KUnit CI runs them)"
 	@echo "             kunit-x86 (the same with kunit.py --arch=x86_64 in QEMU, TCG)"
 	@echo "             bench-uml (the in-kernel C-vs-Rust benchmark in a UML kernel, host CPU)"
@@ -316,13 +326,12 @@ debug-kernel-kcsan: apply
 # The KUnit suites the way KUnit CI runs them: the tree's kunit.py with the
 # project's kunitconfig, on UML (a host process: no VM, no KVM), with 2 CPUs
 # (UML SMP needs seccomp=on), in its own build folder.
-UM_KOUT ?= $(CACHE)/build-um
 UM_CPUS ?= 2
 KUNIT_PY_TOOLCHAIN = --make_options LLVM=-$(LLVM_VERSION) \
 	--make_options "CC=ccache clang-$(LLVM_VERSION)" \
 	--make_options RUSTC=$(RUSTC) --make_options RUSTDOC=$(RUSTDOC) \
 	--make_options CLIPPY_DRIVER=$(CLIPPY_DRIVER) --make_options BINDGEN=$(BINDGEN) \
-	--make_options RUST_LIB_SRC=$(RUST_LIB_SRC) \
+	--make_options RUST_LIB_SRC=$(RUST_LIB_SRC) --make_options PAHOLE=$(PAHOLE) \
 	--make_options LIBCLANG_PATH=/usr/lib/llvm-$(LLVM_VERSION)/lib
 kunit-um: apply
 	python3 $(KSRC)/tools/testing/kunit/kunit.py run --build_dir=$(UM_KOUT) \
@@ -413,10 +422,19 @@ bench-userspace: deps
 scx-selftests-build: build
 	scripts/scx-selftests-build.sh
 
-# Every sched_ext selftest with the C and with the Rust idle picker, one by
-# one, resumed after a crash of the guest; the table shows both results.
-scx-selftests: scx-selftests-build
-	scripts/scx-selftests.sh
+scx-scheds-build: build
+	scripts/scx-scheds-build.sh
+
+# The sched_ext boot of make test on its own: every selftest and every
+# scheduler with the C and with the Rust idle picker, the table and tally.
+scx: scx-selftests-build scx-scheds-build
+	scripts/scx-vm.sh
+
+# The same boot with a planted bug in the Rust claim (scripts/scx-mutant.sh):
+# it must fail. The real picker is rebuilt afterwards.
+.PHONY: scx-mutant
+scx-mutant: scx-selftests-build scx-scheds-build
+	scripts/scx-mutant.sh
 
 # The main job (scripts/run.sh): build, one boot with the KUnit suites and the
 # steal benchmark, the microbenchmark it read, and the time of each step.
@@ -429,7 +447,7 @@ test: deps
 	scripts/run-tests.sh
 
 clean:
-	rm -rf $(KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(INLINE_KOUT) $(UM_KOUT) $(DEBUG_KOUT) $(DEBUG_KCSAN_KOUT) $(CACHE)/vm $(SCX_OUT)
+	rm -rf $(KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(INLINE_KOUT) $(UM_KOUT) $(DEBUG_KOUT) $(DEBUG_KCSAN_KOUT) $(CACHE)/vm $(SCX_OUT) $(SCX_SCHEDS_OUT) $(RESULTS)
 	cd rust && cargo clean
 
 distclean:

@@ -6,7 +6,8 @@
 # other option takes its default); ARCH=um configures a UML kernel.
 # Every option a fragment asks for must survive olddefconfig; one that was
 # dropped (a missing dependency, a typo) fails the step instead of silently
-# building something else.
+# building something else. So does a pahole older than 1.26 ($PAHOLE, see
+# scripts/pahole.sh), before anything is built.
 set -euo pipefail
 
 KSRC=${KSRC:?}
@@ -15,6 +16,21 @@ KOUT=${KOUT:?}
 
 frags=()
 for f in "$@"; do frags+=("$(realpath "$f")"); done
+
+kmake=(make -s -C "$KSRC" O="$KOUT" ${ARCH:+ARCH="$ARCH"} LLVM=-22 RUSTC="${RUSTC:-/usr/bin/rustc}"
+       BINDGEN="${BINDGEN:-$CACHE/tools/bin/bindgen}" PAHOLE="${PAHOLE:?}"
+       RUST_LIB_SRC="${RUST_LIB_SRC:-$(ls -d /usr/src/rustc-*/library | head -n1)}"
+       LIBCLANG_PATH=/usr/lib/llvm-22/lib)
+
+# CONFIG_PAHOLE_VERSION is what Kconfig got from $PAHOLE (scripts/pahole-version.sh).
+check_pahole() {
+	local v
+	v=$(sed -n 's/^CONFIG_PAHOLE_VERSION=//p' "$KOUT/.config")
+	if [ "${v:-0}" -lt 126 ]; then
+		echo "config: CONFIG_PAHOLE_VERSION=${v:-unset} in $KOUT/.config: 7.2's sched_ext BTF needs pahole 1.26 or later (PAHOLE=$PAHOLE; make deps fetches one)" >&2
+		exit 1
+	fi
+}
 
 want=$KOUT/.config.sched-rust-wanted
 mkdir -p "$KOUT"
@@ -25,14 +41,13 @@ mkdir -p "$KOUT"
 } > "$want.new"
 if [ -f "$KOUT/.config" ] && [ -f "$want" ] && cmp -s "$want" "$want.new"; then
 	rm "$want.new"
+	# A pahole changed since: Kconfig reads its version again.
+	[ "$(sed -n 's/^CONFIG_PAHOLE_VERSION=//p' "$KOUT/.config")" = "$("$KSRC/scripts/pahole-version.sh" "$PAHOLE")" ] ||
+		"${kmake[@]}" olddefconfig
+	check_pahole
 	echo "config: $KOUT/.config is up to date"
 	exit 0
 fi
-
-kmake=(make -s -C "$KSRC" O="$KOUT" ${ARCH:+ARCH="$ARCH"} LLVM=-22 RUSTC="${RUSTC:-/usr/bin/rustc}"
-       BINDGEN="${BINDGEN:-$CACHE/tools/bin/bindgen}"
-       RUST_LIB_SRC="${RUST_LIB_SRC:-$(ls -d /usr/src/rustc-*/library | head -n1)}"
-       LIBCLANG_PATH=/usr/lib/llvm-22/lib)
 
 case ${CONFIG_BASE:-tinyconfig} in
 empty) : > "$KOUT/.config" ;;
@@ -40,6 +55,7 @@ empty) : > "$KOUT/.config" ;;
 esac
 (cd "$KOUT" && "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KOUT" .config "${frags[@]}" >/dev/null)
 "${kmake[@]}" olddefconfig
+check_pahole
 
 # Check that every request made it into the final configuration.
 bad=0

@@ -5,7 +5,9 @@
 #   - apt packages from the machine's own suites (bookworm, bookworm-security),
 #     pinned to the versions listed in scripts/deps.apt;
 #   - bindgen-cli from the crates registry, pinned, into $CACHE/tools;
-#   - virtme-ng from the Python package index, pinned, into $CACHE/venv.
+#   - virtme-ng from the Python package index, pinned, into $CACHE/venv;
+#   - Debian 13's pahole 1.30, downloaded and unpacked into $CACHE, never
+#     installed (scripts/pahole.sh): every kernel build gets it as PAHOLE=.
 #
 # Nothing is taken from another Debian suite here: pulling packages from
 # testing/unstable upgrades libc6 and friends of the base system.
@@ -90,4 +92,5 @@ install_apt
 install_cargo
 install_bindgen
 install_virtme_ng
+"$here/pahole.sh"
 log "done"

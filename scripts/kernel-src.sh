@@ -25,47 +25,13 @@ if [ -f "$KSRC/.sched-rust-extracted" ]; then
 	exit 0
 fi
 
-apt_dir=$CACHE/apt
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$CACHE/debs"
-
-# Reuse the machine's mirror; its host name is read here, never written to git.
-mirror=$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\/debian\)[[:space:]]*$/\1/p' \
-	/etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)
-[ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $2 ~ /\/debian\/?$/ { print $2; exit }' \
-	/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true)
-[ -n "$mirror" ] || die "cannot find this machine's Debian mirror in /etc/apt"
-
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-{
-	for suite in trixie-backports forky sid; do
-		echo "deb [signed-by=$keyring] $mirror $suite main"
-	done
-} > "$apt_dir/sources.list"
-
-apt_opts=(
-	-o "Dir::Etc::SourceList=$apt_dir/sources.list"
-	-o "Dir::Etc::SourceParts=/dev/null"
-	-o "Dir::State::Lists=$apt_dir/lists"
-	-o "Dir::Cache::Archives=$apt_dir/archives"
-	-o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache="
-	-o "APT::Get::List-Cleanup=0"
-)
-# As root, apt would drop to its _apt user, who cannot write to our cache.
-[ "$(id -u)" -ne 0 ] || apt_opts+=(-o "APT::Sandbox::User=root")
-
+# shellcheck source=scripts/private-apt.sh
+. "$(dirname "$0")/private-apt.sh"
+mkdir -p "$CACHE/debs"
 log "updating the private package lists (trixie-backports, forky, sid)"
-apt-get "${apt_opts[@]}" update -qq || die "apt-get update failed for the private suites"
-
-versions=$(apt-cache "${apt_opts[@]}" madison "$PKG" | awk -F'|' '{ gsub(/ /, "", $2); print $2 }')
-[ -n "$versions" ] || die "no suite serves $PKG any more; set KSRC to an existing 7.2 tree (see README)"
-
-if grep -qxF "$KERNEL_DEB_VERSION" <<<"$versions"; then
-	version=$KERNEL_DEB_VERSION
-else
-	version=$(sort -V <<<"$versions" | tail -n1)
-	log "WARNING: pinned $PKG $KERNEL_DEB_VERSION is gone; served: $(tr '\n' ' ' <<<"$versions")"
-	log "WARNING: falling back to $version"
-fi
+private_apt_init "$CACHE/apt" trixie-backports forky sid || die "no private package lists"
+version=$(private_apt_version "$PKG" "$KERNEL_DEB_VERSION") ||
+	die "no suite serves $PKG any more; set KSRC to an existing 7.2 tree (see README)"
 
 log "downloading $PKG $version"
 (cd "$CACHE/debs" && apt-get "${apt_opts[@]}" download "$PKG=$version") ||

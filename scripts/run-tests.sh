@@ -25,28 +25,46 @@
 #               stealing is on, no warning in dmesg (each check counts)
 #   kunit-um    the KUnit suites by the tree's kunit.py on UML (each case)
 #   scx-build   upstream's sched_ext selftests built against the kernel
-#   scx         in the same boot, the selftests that exercise idle picking,
-#               once with the C and once with the Rust picker: each must
-#               give the same result with both (each test counts)
+#   scx-scheds-build  the BPF schedulers: tools/sched_ext's examples and the
+#               scx project's scx_cosmos and scx_bpfland (cargo install)
+#   scx         a second boot (scripts/scx-vm.sh): every sched_ext selftest
+#               and every scheduler under load, once with the C and once
+#               with the Rust idle picker; each (test or scheduler, picker)
+#               counts, a skip as a skip
+#
+# Machine-readable results go to $RESULTS (default $CACHE/results), named
+# at the end: the KUnit suites as KTAP and as kunit.py's JSON (kunit.*,
+# kunit-um.*), the sched_ext results (sched_ext.json) and the tally.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 logs=${CACHE:?}/test-logs
-mkdir -p "$logs"
-passed=0 failed=0
+export RESULTS=${RESULTS:-$CACHE/results}
+rm -rf "$RESULTS"
+mkdir -p "$logs" "$RESULTS"
+passed=0 failed=0 skipped=0
 failures=()
 
-count() { # name passed failed
-	passed=$((passed + $2)); failed=$((failed + $3))
+count() { # name passed failed [skipped]
+	passed=$((passed + $2)); failed=$((failed + $3)); skipped=$((skipped + ${4:-0}))
 	[ "$3" -eq 0 ] || failures+=("$1")
+	printf '%s %d passed, %d failed, %d skipped\n' "$1" "$2" "$3" "${4:-0}" >> "$RESULTS/tally.txt"
 }
 
-count_tally() { # name log rc: add the log's last "N passed, N failed" line
-	local line p=0 f=0
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$2" | tail -n1)
-	[ -n "$line" ] && read -r p _ f _ <<<"${line//,/}"
+count_tally() { # name log rc: add the log's last "N passed, N failed[, N skipped]" line
+	local line p=0 f=0 s=0
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$2" | tail -n1)
+	[ -n "$line" ] && read -r p _ f _ s _ <<<"${line//,/}"
 	[ "$3" -ne 0 ] && [ "$f" -eq 0 ] && f=1	# failed without saying so
-	count "$1" "$p" "$f"
+	count "$1" "$p" "$f" "${s:-0}"
+}
+
+# ktap_json NAME KERNEL_LOG: the KUnit results of a kernel log as KTAP and as
+# kunit.py's JSON, into $RESULTS/NAME.ktap and NAME.json.
+ktap_json() {
+	[ -f "$2" ] || return 0
+	python3 "$KSRC/tools/testing/kunit/kunit.py" parse --raw_output=kunit < "$2" > "$RESULTS/$1.ktap" 2>/dev/null
+	python3 "$KSRC/tools/testing/kunit/kunit.py" parse --json="$RESULTS/$1.json" < "$2" > /dev/null 2>&1
 }
 
 run_step() { # name log command...
@@ -83,24 +101,28 @@ if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; 
 	if run_step panics "$logs/panics.log" "$top/scripts/check-panics.sh"; then count panics 1 0; else count panics 0 1; fi
 	if run_step clippy-kernel "$logs/clippy-kernel.log" "$top/scripts/clippy-kernel.sh"; then rc=0; else rc=1; fi
 	count_tally clippy-kernel "$logs/clippy-kernel.log" $rc
-	# The sched_ext selftests that exercise idle picking, built against
-	# this kernel, run in the same boot with the C and the Rust picker.
-	scx_guest=
-	if run_step scx-build "$logs/scx-build.log" "$top/scripts/scx-selftests-build.sh"; then
-		count scx-build 1 0
-		scx_guest="; ${SCX_GUEST:?} c ${SCX_TESTS:?}; $SCX_GUEST rust $SCX_TESTS"
-	else
-		count scx-build 0 1
-	fi
-	if run_step kunit "$logs/kunit.log" env VM_EXTRA="${STEAL_GUEST:?}$scx_guest" "$top/scripts/vm-kunit.sh"; then rc=0; else rc=1; fi
+	if run_step kunit "$logs/kunit.log" env VM_EXTRA="${STEAL_GUEST:?}" "$top/scripts/vm-kunit.sh"; then rc=0; else rc=1; fi
 	count_tally kunit "$logs/kunit.log" $rc	# rc: crash, timeout, missing suite
+	ktap_json kunit "$CACHE/vm/dmesg.txt"
 
 	if run_step steal "$logs/steal.log" "$top/scripts/steal-report.py" "$CACHE/vm"; then rc=0; else rc=1; fi
 	count_tally steal "$logs/steal.log" $rc
 
-	if [ -n "$scx_guest" ]; then
-		# shellcheck disable=SC2086 # SCX_TESTS is a list of test names.
-		if run_step scx "$logs/scx.log" "$top/scripts/scx-report.py" "$CACHE/vm" $SCX_TESTS; then rc=0; else rc=1; fi
+	# sched_ext: the selftests and the schedulers, built against this
+	# kernel, then their own boot with the C and the Rust picker.
+	scx_ok=1
+	if run_step scx-build "$logs/scx-build.log" "$top/scripts/scx-selftests-build.sh"; then
+		count scx-build 1 0
+	else
+		count scx-build 0 1; scx_ok=0
+	fi
+	if run_step scx-scheds-build "$logs/scx-scheds-build.log" "$top/scripts/scx-scheds-build.sh"; then
+		count scx-scheds-build 1 0
+	else
+		count scx-scheds-build 0 1; scx_ok=0
+	fi
+	if [ $scx_ok = 1 ]; then
+		if run_step scx "$logs/scx.log" "$top/scripts/scx-vm.sh"; then rc=0; else rc=1; fi
 		count_tally scx "$logs/scx.log" $rc
 	fi
 else
@@ -114,8 +136,10 @@ count_tally checkpatch "$logs/checkpatch.log" $rc
 # The same suites the way KUnit CI runs them: kunit.py on UML, its own build.
 if run_step kunit-um "$logs/kunit-um.log" make -C "$top" --no-print-directory kunit-um; then rc=0; else rc=1; fi
 count_tally kunit-um "$logs/kunit-um.log" $rc
+ktap_json kunit-um "${UM_KOUT:?}/test.log"
 
 echo
 [ ${#failures[@]} -eq 0 ] || echo "failed steps: ${failures[*]}"
-echo "$passed passed, $failed failed"
+echo "results: $RESULTS (KTAP and JSON of the KUnit suites, sched_ext.json, tally.txt)"
+echo "$passed passed, $failed failed, $skipped skipped" | tee -a "$RESULTS/tally.txt"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The sched_ext boot of make test (and make scx): in the 2-node SMT guest,
+#  1. every selftest of the tree's tools/testing/selftests/sched_ext, once
+#     with the C and once with the Rust idle picker
+#     (bench/scx-selftests-guest.sh);
+#  2. every BPF scheduler of $SCX_SCHEDS_OUT/bin (tools/sched_ext's examples
+#     and the scx project's, scripts/scx-scheds-build.sh) attached in turn
+#     for $SCX_SCHED_SECONDS under load, with each picker
+#     (bench/scx-scheds-guest.sh);
+# then the table and tally (scripts/scx-report.py), which also writes
+# $RESULTS/sched_ext.json. The guest boots with nohz_full= on its last CPU,
+# for the nohz_tick selftest.
+#
+# Under TCG a guest may die of an "Oops: int3" while the kernel patches its
+# text (docs/pipeline.md). The results are kept in $SCX_RESULTS across boots:
+# after a crash the guest boots again and resumes after the last result. The
+# item that was running is tried once more; if it crashes the guest again it
+# is reported as failed with the crash, and the run goes on without it.
+set -uo pipefail
+
+CACHE=${CACHE:?} SCX_OUT=${SCX_OUT:?} SCX_SCHEDS_OUT=${SCX_SCHEDS_OUT:?}
+top=$(cd "$(dirname "$0")/.." && pwd)
+res=${SCX_RESULTS:-$CACHE/scx-results}
+max_boots=${SCX_MAX_BOOTS:-6}
+secs=${SCX_SCHED_SECONDS:-10}
+ncpus=${VM_CPUS%%,*}
+log() { printf 'scx-vm: %s\n' "$*"; }
+
+rm -rf "$res"
+mkdir -p "$res"
+mapfile -t tests < <("$SCX_OUT/runner" -l)
+[ ${#tests[@]} -gt 0 ] || { log "the selftest runner lists no test"; exit 1; }
+mapfile -t scheds < <(cd "$SCX_SCHEDS_OUT/bin" 2>/dev/null && ls)
+[ ${#scheds[@]} -gt 0 ] || { log "no scheduler in $SCX_SCHEDS_OUT/bin (scripts/scx-scheds-build.sh)"; exit 1; }
+log "${#tests[@]} selftests and ${#scheds[@]} schedulers (${secs} s each under load), each with the C and the Rust idle picker"
+
+# has_result KIND MODE NAME: KIND scx (selftests) or sched (schedulers).
+has_result() { grep -qE "^(not )?ok [0-9]+ $3 # " "$res/$1-$2.txt" 2>/dev/null; }
+remaining() { # KIND MODE NAME...
+	local kind=$1 mode=$2 t n=0; shift 2
+	for t; do has_result "$kind" "$mode" "$t" || n=$((n + 1)); done
+	echo $n
+}
+declare -A crashes
+
+guest=
+for mode in c rust; do
+	guest+="sh $top/bench/scx-selftests-guest.sh $res $SCX_OUT/runner $mode ${tests[*]}; "
+done
+for mode in c rust; do
+	guest+="SCX_NO_BUILTIN_IDLE='${SCX_NO_BUILTIN_IDLE:-}' SCX_PER_NODE='${SCX_PER_NODE:-}' "
+	guest+="PATH=$SCX_SCHEDS_OUT/bin:\$PATH sh $top/bench/scx-scheds-guest.sh $res $SCX_SCHEDS_OUT/bin $mode $secs ${scheds[*]}; "
+done
+
+start=$SECONDS
+for ((boot = 1; boot <= max_boots; boot++)); do
+	left=0 status=
+	for mode in c rust; do
+		a=$(remaining scx $mode "${tests[@]}") b=$(remaining sched $mode "${scheds[@]}")
+		left=$((left + a + b)) status+=" $a selftest(s) and $b scheduler(s) with $mode;"
+	done
+	[ $left -eq 0 ] && break
+	log "boot $boot:$status"
+	VM_RWDIRS=$res VM_APPEND="nohz_full=$((ncpus - 1))" VM_EXTRA="$guest" KUNIT_SUITES="" \
+		"$top/scripts/vm-kunit.sh" > "$res/boot-$boot.log" 2>&1
+	grep -E '^vm-kunit: (FAIL|guest ran|kernel log)' "$res/boot-$boot.log"
+	for kind in scx sched; do
+		for mode in c rust; do
+			[ -f "$res/$kind-$mode.started" ] || continue
+			t=$(cat "$res/$kind-$mode.started")
+			rm -f "$res/$kind-$mode.started"
+			has_result $kind $mode "$t" && continue
+			key=$kind/$mode/$t
+			crashes[$key]=$(( ${crashes[$key]:-0} + 1 ))
+			oops=$(grep -m1 -E 'Oops|BUG:|Kernel panic' "$CACHE/vm/console.txt" | sed 's/^\[[^]]*\] //')
+			log "the guest died during $t ($mode picker): ${oops:-no Oops line}"
+			cp "$CACHE/vm/console.txt" "$res/crash-$mode-$t-${crashes[$key]}.txt"
+			if [ "${crashes[$key]}" -ge 2 ]; then
+				printf 'not ok 0 %s # guest crashed twice: %s\n' "$t" "$oops" >> "$res/$kind-$mode.txt"
+			fi
+		done
+	done
+	# A guest that completed its script but whose kernel log has a report.
+	if grep -q '^vm-kunit: FAIL: the kernel log' "$res/boot-$boot.log"; then
+		echo "kernel log of boot $boot has a report (see $res/boot-$boot.log)" > "$res/kernel-log-report.txt"
+	fi
+done
+log "$((boot - 1)) boot(s), $((SECONDS - start)) s"
+"$top/scripts/scx-report.py" "$res" --tests "${tests[@]}" --scheds "${scheds[@]}" \
+	${RESULTS:+--json "$RESULTS/sched_ext.json"}
