@@ -77,11 +77,17 @@ SCX_SCHEDS_OUT ?= $(CACHE)/scx-scheds
 SCX_SCHED_SECONDS ?= 10
 SCX_NO_BUILTIN_IDLE ?=
 SCX_PER_NODE   ?= scx_cosmos scx_bpfland
+# make test leaves scx_userland out (counted as skipped): every scheduling
+# decision goes through its userspace process, and under TCG its 10 s run
+# under load takes about 4.5 min per picker. make scx and make scx-soak run it.
+SCX_SKIP_SCHEDS ?=
+SCX_SKIP_REASON ?= left out (SCX_SKIP_SCHEDS)
 UM_KOUT ?= $(CACHE)/build-um
 RESULTS ?= $(CACHE)/results
 
 export CACHE KSRC KOUT KERNEL_DEB_VERSION VNG PAHOLE VM_CPUS VM_NUMA VM_MEMORY VM_KVM VM_TIMEOUT KUNIT_SUITES
 export STEAL_GUEST SCX_OUT SCX_SCHEDS_OUT SCX_SCHED_SECONDS SCX_NO_BUILTIN_IDLE SCX_PER_NODE \
+	SCX_SKIP_SCHEDS SCX_SKIP_REASON \
 	UM_KOUT RESULTS LLVM_VERSION
 
 .PHONY: help deps kernel-src apply config build vm-test kunit userspace-test userspace-test-verbose clippy \
@@ -90,11 +96,15 @@ export STEAL_GUEST SCX_OUT SCX_SCHEDS_OUT SCX_SCHED_SECONDS SCX_NO_BUILTIN_IDLE 
 
 help:
 	@echo "make run     build, boot the 2-node SMT VM, run the KUnit suites, print C vs Rust"
-	@echo "make test    all tests: userspace (cargo test, clippy, rustfmt), kernel build, no-panic"
-	@echo "             check, KUnit and a steal check (hackbench off/C/Rust) in the VM"
+	@echo "make test    all tests: userspace (cargo test, clippy, rustfmt, fuzz, loom), kernel build,"
+	@echo "             no-panic check, KUnit and a steal check (hackbench off/C/Rust) in the VM,"
+	@echo "             every sched_ext selftest and BPF scheduler with each idle picker"
 	@echo "steps:       deps kernel-src apply config build vm-test steal-bench pure-c cfi"
 	@echo "             inline (Rust inlined into its C callers: build, no-call proof, KUnit)"
 	@echo "             scx (sched_ext boot: every selftest and BPF scheduler, C and Rust picker)"
+	@echo "             scx-soak (the schedulers alone, SCX_SOAK_SECONDS each), scx-mutant (a"
+	@echo "             planted bug in the Rust claim must fail the sched_ext tally)"
+	@echo "             scx-selftests-build scx-scheds-build scx-crates-build"
 	@echo "             kunit-um (the KUnit suites by kunit.py on UML, as KUnit CI runs them)"
 	@echo "             kunit-x86 (the same with kunit.py --arch=x86_64 in QEMU, TCG)"
 	@echo "             bench-uml (the in-kernel C-vs-Rust benchmark in a UML kernel, host CPU)"
@@ -425,10 +435,23 @@ scx-selftests-build: build
 scx-scheds-build: build
 	scripts/scx-scheds-build.sh
 
+# The scx project's schedulers alone: no kernel needed (make test starts it
+# beside the kernel build).
+.PHONY: scx-crates-build
+scx-crates-build: deps
+	scripts/scx-scheds-build.sh --crates
+
 # The sched_ext boot of make test on its own: every selftest and every
 # scheduler with the C and with the Rust idle picker, the table and tally.
 scx: scx-selftests-build scx-scheds-build
 	scripts/scx-vm.sh
+
+# The schedulers alone, each SCX_SOAK_SECONDS under load with each picker.
+SCX_SOAK_SECONDS ?= 300
+.PHONY: scx-soak
+scx-soak: scx-scheds-build
+	SCX_SELFTESTS=0 SCX_SCHED_SECONDS=$(SCX_SOAK_SECONDS) SCX_RESULTS=$(CACHE)/scx-soak-results \
+		scripts/scx-vm.sh
 
 # The same boot with a planted bug in the Rust claim (scripts/scx-mutant.sh):
 # it must fail. The real picker is rebuilt afterwards.
@@ -443,6 +466,8 @@ run: deps
 
 # The function check of the steal path needs fewer rounds than a benchmark.
 test: STEAL_ROUNDS = 3
+test: SCX_SKIP_SCHEDS = scx_userland
+test: SCX_SKIP_REASON = not in make test: under TCG a run takes minutes (make scx runs it)
 test: deps
 	scripts/run-tests.sh
 

@@ -51,11 +51,15 @@ grep -qw $feature $features || { echo "error=cannot set the $mode picker ($featu
 echo 1 > /proc/sys/kernel/sched_schedstats
 [ -s "$log" ] || echo "picker=$mode" > "$log"
 mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
+# stress-ng's scratch files: the guest's / is the host's, read-only.
+tmp=$(mktemp -d) || { echo "error=no writable temporary folder" > "$log"; exit 1; }
 
 # sum PICKER FILE: the picker's counts, all counters added up.
 sum() { awk -v p="$1" '$1 == p { s += $NF } END { print s + 0 }' "$2"; }
 # node_sum FILE: this picker's picks in a node's own masks (node >= 0).
 node_sum() { awk -v p="$mode" '$1 == p && $2 == "in_node" && $3 >= 0 { s += $4 } END { print s + 0 }' "$1"; }
+# last N FILE: the file's last N lines on one line, without colour codes.
+last() { tail -n "$1" "$2" | sed 's/\x1b\[[0-9;]*m//g' | tr '\n' ' '; }
 say() { echo "sched-rust: scheduler ($mode picker) $*" > /dev/kmsg; }
 
 n=0
@@ -66,23 +70,28 @@ for s in "$@"; do
 	sync
 	run=$out/sched-$mode-$s
 	result=
-	lines=$(dmesg | wc -l)
+	# The kernel log of the run starts after this line (the ring buffer
+	# may have dropped older lines, so no line count would do).
+	mark="sched-rust: scheduler $s with the $mode picker starts"
+	echo "$mark" > /dev/kmsg
 	cat $picks > "$run.before"
 
 	"$bin/$s" > "$run.log" 2>&1 &
 	pid=$!
 	ops=
-	for _ in $(seq 60); do
+	# Loading and verifying a large BPF scheduler takes a while under TCG.
+	for _ in $(seq 240); do
 		[ "$(cat $state)" = enabled ] && ops=$(cat /sys/kernel/sched_ext/root/ops 2>/dev/null) && [ -n "$ops" ] && break
 		kill -0 $pid 2>/dev/null || break
 		sleep 0.5
 	done
 	if [ -z "$ops" ]; then
-		result="did not attach (state $(cat $state)): $(tail -n 3 "$run.log" | tr '\n' ' ')"
+		result="did not attach (state $(cat $state)): $(last 3 "$run.log")"
 	else
 		# The load: CPU hogs, fork/exit, and tasks that move themselves
 		# between CPUs, on every CPU, for $secs seconds.
-		stress-ng --cpu 0 --fork 2 --affinity 2 --timeout "${secs}s" --quiet > "$run.load" 2>&1 &
+		stress-ng --cpu 0 --fork 2 --affinity 2 --timeout "${secs}s" --temp-path "$tmp" \
+			--quiet > "$run.load" 2>&1 &
 		load=$!
 		while kill -0 $load 2>/dev/null; do
 			st=$(cat $state) now=$(cat /sys/kernel/sched_ext/root/ops 2>/dev/null)
@@ -90,12 +99,12 @@ for s in "$@"; do
 				result="state $st, ops '$now' during the load"
 				break
 			fi
-			kill -0 $pid 2>/dev/null || { result="exited during the load: $(tail -n 3 "$run.log" | tr '\n' ' ')"; break; }
+			kill -0 $pid 2>/dev/null || { result="exited during the load: $(last 3 "$run.log")"; break; }
 			sleep 1
 		done
 		wait $load
 		rc=$?
-		[ -n "$result" ] || [ $rc -eq 0 ] || result="the load exited with status $rc: $(tail -n 2 "$run.load" | tr '\n' ' ')"
+		[ -n "$result" ] || [ $rc -eq 0 ] || result="the load exited with status $rc: $(last 2 "$run.load")"
 	fi
 	kill -INT $pid 2>/dev/null
 	for _ in $(seq 40); do kill -0 $pid 2>/dev/null || break; sleep 0.5; done
@@ -103,25 +112,27 @@ for s in "$@"; do
 	wait $pid 2>/dev/null
 	for _ in $(seq 20); do [ "$(cat $state)" = disabled ] && break; sleep 0.5; done
 	cat $picks > "$run.after"
-	dmesg | tail -n +$((lines + 1)) > "$run.dmesg"
+	dmesg | awk -v m="$mark" 'found { print } index($0, m) { found = 1 }' > "$run.dmesg"
 
 	if [ -z "$result" ] && [ -n "$ops" ]; then
-		if ! grep -q "sched_ext: BPF scheduler \"$ops\" disabled (unregistered from user space)" "$run.dmesg"; then
+		if ! dmesg | grep -qF "$mark"; then
+			result="the kernel log lost the start of the run (log_buf_len)"
+		elif ! grep -q "sched_ext: BPF scheduler \"$ops\" disabled (unregistered from user space)" "$run.dmesg"; then
 			result="not disabled by user space: $(grep -m1 'sched_ext: BPF scheduler' "$run.dmesg")"
 		elif grep -qE 'sched_ext: .*(error|stall|watchdog)|BUG:|WARNING:|Oops|Kernel panic|circular locking|inconsistent lock state' "$run.dmesg"; then
 			result="kernel log: $(grep -m1 -E 'sched_ext: .*(error|stall|watchdog)|BUG:|WARNING:|Oops|Kernel panic|circular locking|inconsistent lock state' "$run.dmesg")"
 		fi
 	fi
-	mine=$(( $(sum $mode "$run.after") - $(sum $mode "$run.before") ))
+	mine=$(( $(sum "$mode" "$run.after") - $(sum "$mode" "$run.before") ))
 	theirs=$(( $(sum $other "$run.after") - $(sum $other "$run.before") ))
 	nodes=$(( $(node_sum "$run.after") - $(node_sum "$run.before") ))
 	flags=$(sed -n 's/.*scheduler flags: \(0x[0-9a-fA-F]*\).*/\1/p' "$run.log" | head -n1)
 	if [ -z "$result" ]; then
 		if [ $theirs -ne 0 ]; then
 			result="the $other picker ran $theirs times"
-		elif [ $mine -eq 0 ] && [ "${no_builtin_idle#* $s }" = "$no_builtin_idle" ]; then
+		elif [ $mine -eq 0 ] && [ "${no_builtin_idle#* "$s" }" = "$no_builtin_idle" ]; then
 			result="the $mode picker never ran"
-		elif [ "${per_node#* $s }" != "$per_node" ]; then
+		elif [ "${per_node#* "$s" }" != "$per_node" ]; then
 			# SCX_OPS_BUILTIN_IDLE_PER_NODE is 1 << 6.
 			if [ -z "$flags" ] || [ $(( flags & 64 )) -eq 0 ]; then
 				result="flags '${flags}' lack SCX_OPS_BUILTIN_IDLE_PER_NODE"

@@ -8,9 +8,12 @@
 #
 # Each TEST runs on its own (all of the runner's tests if none is named),
 # unless OUTDIR/scx-<mode>.txt already holds its result: after a guest crash
-# the host boots again and the run resumes (scripts/scx-selftests.sh). The
-# test under way is named in OUTDIR/scx-<mode>.started. The runner's output
-# is appended to OUTDIR/scx-<mode>.txt; scripts/scx-report.py compares them.
+# the host boots again and the run resumes (scripts/scx-vm.sh). The test
+# under way is named in OUTDIR/scx-<mode>.started. The runner's output is
+# appended to OUTDIR/scx-<mode>.txt, and after each test a line
+#   picks <test> <this picker's count> <the other picker's count> <seconds>
+# from sched/ext_idle_picks (read before and after the test, with schedstats
+# on): the proof of which picker served it. scripts/scx-report.py counts them.
 set -u
 
 out=${1:?usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]}
@@ -18,11 +21,12 @@ runner=${2:?usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]}
 mode=${3:?usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]}
 shift 3
 features=/sys/kernel/debug/sched/features
+picks=/sys/kernel/debug/sched/ext_idle_picks
 log=$out/scx-$mode.txt
 
 case $mode in
-c) feature=NO_RUST_IDLE_PICK ;;
-rust) feature=RUST_IDLE_PICK ;;
+c) feature=NO_RUST_IDLE_PICK other=rust ;;
+rust) feature=RUST_IDLE_PICK other=c ;;
 *) echo "error=unknown picker $mode" > "$log"; exit 1 ;;
 esac
 echo $feature > $features
@@ -30,6 +34,12 @@ if ! grep -qw $feature $features; then
 	echo "error=cannot set the $mode picker ($feature)" > "$log"
 	exit 1
 fi
+[ -r $picks ] || { echo "error=no $picks" > "$log"; exit 1; }
+# The counters count while schedstats are on.
+echo 1 > /proc/sys/kernel/sched_schedstats
+
+# sum PICKER FILE: the picker's counts, all counters added up.
+sum() { awk -v p="$1" '$1 == p { s += $NF } END { print s + 0 }' "$2"; }
 
 # Append the runner's output to the log; copy each result to the kernel log,
 # which the host terminal follows.
@@ -44,6 +54,7 @@ progress() {
 
 # The runner loads its BPF schedulers from its own folder.
 cd "$(dirname "$runner")" || exit 1
+# shellcheck disable=SC2046 # one test name per line, no spaces
 [ $# -gt 0 ] || set -- $("$runner" -l)
 [ -s "$log" ] || echo "picker=$mode" > "$log"
 start=$(date +%s)
@@ -52,7 +63,14 @@ for t in "$@"; do
 	grep -qE "^(not )?ok [0-9]+ $t # " "$log" && continue
 	echo "$t" > "$out/scx-$mode.started"
 	sync
+	cat $picks > "$out/scx-$mode.before"
+	t0=$(date +%s)
 	timeout 300 "$runner" -t "$t" 2>&1 | progress
+	cat $picks > "$out/scx-$mode.after"
+	echo "picks $t $(( $(sum "$mode" "$out/scx-$mode.after") - $(sum "$mode" "$out/scx-$mode.before") ))" \
+		"$(( $(sum $other "$out/scx-$mode.after") - $(sum $other "$out/scx-$mode.before") ))" \
+		"$(( $(date +%s) - t0 ))" >> "$log"
 done
+rm -f "$out/scx-$mode.before" "$out/scx-$mode.after"
 rm -f "$out/scx-$mode.started"
 echo "scx-selftests: $mode picker done in $(( $(date +%s) - start )) s" > /dev/kmsg

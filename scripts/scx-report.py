@@ -10,12 +10,23 @@ tally: a pass is a pass, a failure is a failure whichever picker it had
 failure, and a skip is a skip, shown with the runner's reason. A kernel log
 report in a boot (vm-kunit.sh) is one more failure.
 
+The proof of which picker ran: after each selftest the guest writes
+"picks TEST MINE OTHER SECONDS", the picker's own and the other picker's
+calls during it (sched/ext_idle_picks, patch 0011). A test during which the other
+picker ran fails, and so does a picker that never ran during all of its
+selftests. The scheduler lines carry their own check
+(bench/scx-scheds-guest.sh).
+
 Prints a table (item, result with C, result with Rust, details), the output
 of every test that did not pass, and ends with "N passed, N failed,
 N skipped". --json writes the same as a list of results. Exits non-zero if
 anything failed.
 
-Usage: scx-report.py RESDIR --tests TEST... --scheds SCHED... [--json FILE]
+A scheduler named in --skip-scheds did not run: it counts as skipped with
+--skip-reason.
+
+Usage: scx-report.py RESDIR --tests TEST... --scheds SCHED...
+                     [--skip-scheds SCHED... --skip-reason TEXT] [--json FILE]
 """
 import argparse
 import json
@@ -24,20 +35,28 @@ import sys
 from pathlib import Path
 
 RESULT = re.compile(r'^(ok|not ok) \d+ (\S+) # ?(SKIP)? ?(.*)$')
+PICKS = re.compile(r'^picks (\S+) (\d+) (\d+)(?: (\d+))?$')
 PICKERS = ('c', 'rust')
 
 
 def parse(path):
-    """{name: (verdict, detail, output lines)} from a guest's result file."""
+    """({name: (verdict, detail, output lines)}, {name: (mine, other, seconds)},
+    error)
+    from a guest's result file."""
     if not path.exists():
-        return {}, f'no {path.name}: the guest did not run this picker'
+        return {}, {}, f'no {path.name}: the guest did not run this picker'
     lines = path.read_text(errors='replace').splitlines()
     if lines and lines[0].startswith('error='):
-        return {}, lines[0][len('error='):]
-    results, output = {}, []
+        return {}, {}, lines[0][len('error='):]
+    results, picks, output = {}, {}, []
     for line in lines:
         if line.startswith('===== START'):
             output = []
+            continue
+        m = PICKS.match(line)
+        if m:
+            picks[m.group(1)] = (int(m.group(2)), int(m.group(3)),
+                                 int(m.group(4)) if m.group(4) else None)
             continue
         m = RESULT.match(line)
         if m:
@@ -46,7 +65,7 @@ def parse(path):
             output = []
         else:
             output.append(line)
-    return results, None
+    return results, picks, None
 
 
 def main():
@@ -54,23 +73,43 @@ def main():
     ap.add_argument('resdir', type=Path)
     ap.add_argument('--tests', nargs='*', default=[])
     ap.add_argument('--scheds', nargs='*', default=[])
+    ap.add_argument('--skip-scheds', nargs='*', default=[])
+    ap.add_argument('--skip-reason', default='left out')
     ap.add_argument('--json', type=Path)
     args = ap.parse_args()
 
     rows, counts, problems = [], {'pass': 0, 'fail': 0, 'skip': 0}, []
-    for kind, names, label in (('scx', args.tests, 'selftest'), ('sched', args.scheds, 'scheduler')):
-        parsed = {}
+    for kind, names, label in (('scx', args.tests, 'selftest'),
+                               ('sched', args.scheds + args.skip_scheds, 'scheduler')):
+        if not names:
+            continue
+        parsed, picks = {}, {}
         for p in PICKERS:
-            parsed[p], err = parse(args.resdir / f'{kind}-{p}.txt')
-            if err:
+            parsed[p], picks[p], err = parse(args.resdir / f'{kind}-{p}.txt')
+            if err and (kind == 'scx' or args.scheds):
                 problems.append(f'{label}s with the {p} picker: {err}')
+            elif kind == 'scx':
+                mine = sum(v[0] for v in picks[p].values())
+                other = sum(v[1] for v in picks[p].values())
+                print(f'scx-report: {p} picker: {mine} idle picks and claims during its '
+                      f'selftests, {other} by the other picker')
+                if mine == 0:
+                    problems.append(f'picker: the {p} picker never ran during its selftests')
+        if kind == 'sched':
+            for p in PICKERS:
+                parsed[p].update({n: ('skip', args.skip_reason, []) for n in args.skip_scheds})
         for name in names:
             for p in PICKERS:
                 verdict, detail, output = parsed[p].get(name, ('missing', 'did not report', []))
+                mine, other, secs = picks[p].get(name, (None, None, None))
+                if other:
+                    verdict, detail = 'FAIL', '; '.join(d for d in (f'the other picker ran {other} times', detail) if d)
                 key = {'pass': 'pass', 'skip': 'skip'}.get(verdict, 'fail')
                 counts[key] += 1
                 rows.append({'kind': label, 'name': name, 'picker': p, 'result': key,
-                             'detail': detail, 'output': output})
+                             'detail': detail, 'output': output,
+                             **({'picks': mine, 'other_picks': other, 'seconds': secs}
+                                if mine is not None else {})})
 
     width = max([len(r['name']) for r in rows] + [10])
     for label in ('selftest', 'scheduler'):
@@ -94,7 +133,7 @@ def main():
         problems.append(report.read_text().strip())
     for p in problems:
         print(f'scx-report: {p}')
-    counts['fail'] += sum(1 for p in problems if p.startswith('kernel log'))
+    counts['fail'] += sum(1 for p in problems if p.startswith(('kernel log', 'picker:')))
     if not rows:
         print('scx-report: no test or scheduler was given')
         counts['fail'] += 1

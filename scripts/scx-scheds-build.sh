@@ -11,7 +11,9 @@
 #    named clang on PATH; libbpf-sys builds its own libbpf from libelf and
 #    zlib). One target folder serves both, so the second build reuses the
 #    first one's dependencies.
-# Incremental: what is built is not built again.
+# Incremental: what is built is not built again. With --crates, only the
+# scx project's schedulers (no kernel needed: make test builds them beside
+# the kernel, at a low priority).
 set -euo pipefail
 
 KSRC=${KSRC:?} KOUT=${KOUT:?} CACHE=${CACHE:?}
@@ -23,25 +25,30 @@ read -r -a crates <<< "${SCX_CRATES:-scx_cosmos@1.1.7 scx_bpfland@1.1.4}"
 log() { printf 'scx-scheds: %s\n' "$*"; }
 die() { printf 'scx-scheds: error: %s\n' "$*" >&2; exit 1; }
 
-[ -f "$KOUT/vmlinux" ] || die "no $KOUT/vmlinux (make build)"
+crates_only=0
+[ "${1:-}" = --crates ] && crates_only=1
 mkdir -p "$out/bin" "$out/tools-bin"
 start=$SECONDS
 
 # 1. tools/sched_ext, built in $out/examples (kbuild's O= names the kernel).
-log "tools/sched_ext examples against $KOUT"
-if ! make -C "$KSRC/tools/sched_ext" -j"$JOBS" LLVM=-"$LLVM_VERSION" O="$KOUT" \
-	OUTPUT_DIR="$out/examples" > "$out/examples.log" 2>&1; then
-	tail -n 30 "$out/examples.log" >&2
-	die "tools/sched_ext did not build ($out/examples.log)"
-fi
-n=0
-for f in "$out/examples/bin"/scx_*; do
-	[ -x "$f" ] || continue
-	ln -sf "$f" "$out/bin/"
-	n=$((n + 1))
-done
-[ $n -gt 0 ] || die "tools/sched_ext built no scheduler"
-log "$n examples: $(cd "$out/examples/bin" && echo scx_*)"
+build_examples() {
+	[ -f "$KOUT/vmlinux" ] || die "no $KOUT/vmlinux (make build)"
+	log "tools/sched_ext examples against $KOUT"
+	if ! make -C "$KSRC/tools/sched_ext" -j"$JOBS" LLVM=-"$LLVM_VERSION" O="$KOUT" \
+		OUTPUT_DIR="$out/examples" > "$out/examples.log" 2>&1; then
+		tail -n 30 "$out/examples.log" >&2
+		die "tools/sched_ext did not build ($out/examples.log)"
+	fi
+	n=0
+	for f in "$out/examples/bin"/scx_*; do
+		[ -x "$f" ] || continue
+		ln -sf "$f" "$out/bin/"
+		n=$((n + 1))
+	done
+	[ $n -gt 0 ] || die "tools/sched_ext built no scheduler"
+	log "$n examples: $(cd "$out/examples/bin" && echo scx_*)"
+}
+[ $crates_only = 1 ] || build_examples
 
 # 2. The scx project's schedulers from the crates registry.
 ln -sf "/usr/bin/clang-$LLVM_VERSION" "$out/tools-bin/clang"

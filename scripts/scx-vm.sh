@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The sched_ext boot of make test (and make scx): in the 2-node SMT guest,
+# The sched_ext boot of make test (and make scx, make scx-soak): in the
+# 2-node SMT guest,
 #  1. every selftest of the tree's tools/testing/selftests/sched_ext, once
 #     with the C and once with the Rust idle picker
 #     (bench/scx-selftests-guest.sh);
@@ -11,7 +12,11 @@
 #     (bench/scx-scheds-guest.sh);
 # then the table and tally (scripts/scx-report.py), which also writes
 # $RESULTS/sched_ext.json. The guest boots with nohz_full= on its last CPU,
-# for the nohz_tick selftest.
+# for the nohz_tick selftest, and a kernel log buffer large enough for a
+# scheduler's run (bench/scx-scheds-guest.sh reads it). SCX_SELFTESTS=0
+# leaves the selftests out (make scx-soak: the schedulers alone, longer),
+# SCX_SCHEDULERS=0 the schedulers (make scx-mutant). The schedulers named in
+# SCX_SKIP_SCHEDS do not run and count as skipped, with SCX_SKIP_REASON.
 #
 # Under TCG a guest may die of an "Oops: int3" while the kernel patches its
 # text (docs/pipeline.md). The results are kept in $SCX_RESULTS across boots:
@@ -30,11 +35,23 @@ log() { printf 'scx-vm: %s\n' "$*"; }
 
 rm -rf "$res"
 mkdir -p "$res"
-mapfile -t tests < <("$SCX_OUT/runner" -l)
-[ ${#tests[@]} -gt 0 ] || { log "the selftest runner lists no test"; exit 1; }
-mapfile -t scheds < <(cd "$SCX_SCHEDS_OUT/bin" 2>/dev/null && ls)
-[ ${#scheds[@]} -gt 0 ] || { log "no scheduler in $SCX_SCHEDS_OUT/bin (scripts/scx-scheds-build.sh)"; exit 1; }
-log "${#tests[@]} selftests and ${#scheds[@]} schedulers (${secs} s each under load), each with the C and the Rust idle picker"
+tests=()
+if [ "${SCX_SELFTESTS:-1}" = 1 ]; then
+	mapfile -t tests < <("$SCX_OUT/runner" -l)
+	[ ${#tests[@]} -gt 0 ] || { log "the selftest runner lists no test"; exit 1; }
+fi
+scheds=() skipped=()
+if [ "${SCX_SCHEDULERS:-1}" = 1 ]; then
+	mapfile -t all < <(cd "$SCX_SCHEDS_OUT/bin" 2>/dev/null && ls)
+	[ ${#all[@]} -gt 0 ] || { log "no scheduler in $SCX_SCHEDS_OUT/bin (scripts/scx-scheds-build.sh)"; exit 1; }
+	for s in "${all[@]}"; do
+		case " ${SCX_SKIP_SCHEDS:-} " in
+		*" $s "*) skipped+=("$s") ;;
+		*) scheds+=("$s") ;;
+		esac
+	done
+fi
+log "${#tests[@]} selftests and ${#scheds[@]} schedulers (${secs} s each under load), each with the C and the Rust idle picker${skipped[*]:+; left out: ${skipped[*]}}"
 
 # has_result KIND MODE NAME: KIND scx (selftests) or sched (schedulers).
 has_result() { grep -qE "^(not )?ok [0-9]+ $3 # " "$res/$1-$2.txt" 2>/dev/null; }
@@ -47,9 +64,11 @@ declare -A crashes
 
 guest=
 for mode in c rust; do
+	[ ${#tests[@]} -gt 0 ] || break
 	guest+="sh $top/bench/scx-selftests-guest.sh $res $SCX_OUT/runner $mode ${tests[*]}; "
 done
 for mode in c rust; do
+	[ ${#scheds[@]} -gt 0 ] || break
 	guest+="SCX_NO_BUILTIN_IDLE='${SCX_NO_BUILTIN_IDLE:-}' SCX_PER_NODE='${SCX_PER_NODE:-}' "
 	guest+="PATH=$SCX_SCHEDS_OUT/bin:\$PATH sh $top/bench/scx-scheds-guest.sh $res $SCX_SCHEDS_OUT/bin $mode $secs ${scheds[*]}; "
 done
@@ -63,9 +82,8 @@ for ((boot = 1; boot <= max_boots; boot++)); do
 	done
 	[ $left -eq 0 ] && break
 	log "boot $boot:$status"
-	VM_RWDIRS=$res VM_APPEND="nohz_full=$((ncpus - 1))" VM_EXTRA="$guest" KUNIT_SUITES="" \
-		"$top/scripts/vm-kunit.sh" > "$res/boot-$boot.log" 2>&1
-	grep -E '^vm-kunit: (FAIL|guest ran|kernel log)' "$res/boot-$boot.log"
+	VM_RWDIRS=$res VM_APPEND="nohz_full=$((ncpus - 1)) log_buf_len=8M" VM_EXTRA="$guest" KUNIT_SUITES="" \
+		"$top/scripts/vm-kunit.sh" 2>&1 | tee "$res/boot-$boot.log" | grep --line-buffered -E '^vm-kunit: '
 	for kind in scx sched; do
 		for mode in c rust; do
 			[ -f "$res/$kind-$mode.started" ] || continue
@@ -89,4 +107,5 @@ for ((boot = 1; boot <= max_boots; boot++)); do
 done
 log "$((boot - 1)) boot(s), $((SECONDS - start)) s"
 "$top/scripts/scx-report.py" "$res" --tests "${tests[@]}" --scheds "${scheds[@]}" \
+	--skip-scheds "${skipped[@]}" --skip-reason "${SCX_SKIP_REASON:-left out (SCX_SKIP_SCHEDS)}" \
 	${RESULTS:+--json "$RESULTS/sched_ext.json"}
