@@ -8,7 +8,10 @@ Every (test, picker) and every (scheduler, picker) is one line of the
 tally: a pass is a pass, a failure is a failure whichever picker it had
 (also when both fail), a test or scheduler that did not report is a
 failure, and a skip is a skip, shown with the runner's reason. A kernel log
-report in a boot (vm-kunit.sh) is one more failure.
+report in a boot (vm-kunit.sh) is one more failure. A selftest that did
+not pass runs a second time in the guest ("retry TEST" in its log); its
+result is the second attempt's, marked with * in the table, and the first
+attempt's output is printed and kept in the JSON (first_attempt).
 
 The proof of which picker ran: after each selftest the guest writes
 "picks TEST MINE OTHER SECONDS", the picker's own and the other picker's
@@ -35,6 +38,7 @@ import sys
 from pathlib import Path
 
 RESULT = re.compile(r'^(ok|not ok) \d+ (\S+) # ?(SKIP)? ?(.*)$')
+RETRIED = ' (first attempt)'
 PICKS = re.compile(r'^picks (\S+) (\d+) (\d+)(?: (\d+))?$')
 PICKERS = ('c', 'rust')
 
@@ -51,6 +55,14 @@ def parse(path):
     results, picks, output = {}, {}, []
     for line in lines:
         if line.startswith('===== START'):
+            output = []
+            continue
+        if line.startswith('retry '):
+            name = line.split()[1]
+            verdict, detail, out = results.get(name, ('missing', 'did not report', output))
+            first = next((l.strip() for l in reversed(out) if 'ERR' in l or 'error' in l.lower()),
+                         detail or verdict)
+            results[name + RETRIED] = (verdict, first, out)
             output = []
             continue
         m = PICKS.match(line)
@@ -102,12 +114,17 @@ def main():
             for p in PICKERS:
                 verdict, detail, output = parsed[p].get(name, ('missing', 'did not report', []))
                 mine, other, secs = picks[p].get(name, (None, None, None))
+                first = parsed[p].get(name + RETRIED)
+                if first:
+                    detail = '; '.join(d for d in (detail, f'second attempt, the first failed: {first[1]}') if d)
                 if other:
                     verdict, detail = 'FAIL', '; '.join(d for d in (f'the other picker ran {other} times', detail) if d)
                 key = {'pass': 'pass', 'skip': 'skip'}.get(verdict, 'fail')
                 counts[key] += 1
                 rows.append({'kind': label, 'name': name, 'picker': p, 'result': key,
                              'detail': detail, 'output': output,
+                             **({'first_attempt': {'result': first[0], 'output': first[2]}}
+                                if first else {}),
                              **({'picks': mine, 'other_picks': other, 'seconds': secs}
                                 if mine is not None else {})})
 
@@ -120,8 +137,18 @@ def main():
         for name in dict.fromkeys(r['name'] for r in mine):
             by = {r['picker']: r for r in mine if r['name'] == name}
             details = '; '.join(f'{p}: {by[p]["detail"]}' for p in PICKERS if by[p]['detail'])
-            print(f'{name:<{width}}  {by["c"]["result"]:<8}  {by["rust"]["result"]:<11}  {details}')
+            res = {p: by[p]['result'] + ('*' if 'first_attempt' in by[p] else '') for p in PICKERS}
+            print(f'{name:<{width}}  {res["c"]:<8}  {res["rust"]:<11}  {details}')
+    retried = [r for r in rows if 'first_attempt' in r]
+    if retried:
+        print(f'\n* on a second attempt ({len(retried)}): the first attempt of the test did not pass')
     for r in rows:
+        if 'first_attempt' in r:
+            out = [l for l in r['first_attempt']['output'] if l.strip() and not l.startswith(
+                ('TEST:', 'DESCRIPTION:', 'OUTPUT:', 'picker='))]
+            print(f'\n{r["kind"]} {r["name"]}, {r["picker"]} picker, first attempt: '
+                  f'{r["first_attempt"]["result"]}')
+            print('\n'.join('    ' + l for l in out[-8:]))
         if r['result'] == 'pass':
             continue
         cause = [l for l in r['output'] if l.strip() and
@@ -142,6 +169,9 @@ def main():
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({'results': rows, 'problems': problems,
                                          'counts': counts}, indent=1) + '\n')
+    if retried:
+        print(f'scx-report: {sum(1 for r in retried if r["result"] == "pass")} of the passes '
+              f'came on a second attempt')
     print(f'{counts["pass"]} passed, {counts["fail"]} failed, {counts["skip"]} skipped')
     return 1 if counts['fail'] else 0
 
