@@ -466,6 +466,7 @@ run: deps
 
 # The function check of the steal path needs fewer rounds than a benchmark.
 test: STEAL_ROUNDS = 3
+test: SCX_SCHED_SECONDS = 5
 test: SCX_SKIP_SCHEDS = scx_userland
 test: SCX_SKIP_REASON = not in make test: under TCG a run takes minutes (make scx runs it)
 test: deps
