@@ -17,7 +17,9 @@ The proof of which picker ran: after each selftest the guest writes
 "picks TEST MINE OTHER SECONDS", the picker's own and the other picker's
 calls during it (sched/ext_idle_picks, patch 0011). A test during which the other
 picker ran fails, and so does a picker that never ran during all of its
-selftests. The scheduler lines carry their own check
+selftests. The runner's -t matches substrings, so a test may run in the same
+runner call as the one named (select_cpu_dfl runs select_cpu_dfl_nodispatch
+too): such a test gets that call's counts, with "picks_of" naming the call. The scheduler lines carry their own check
 (bench/scx-scheds-guest.sh).
 
 Prints a table (item, result with C, result with Rust, details), the output
@@ -52,28 +54,38 @@ def parse(path):
     lines = path.read_text(errors='replace').splitlines()
     if lines and lines[0].startswith('error='):
         return {}, {}, lines[0][len('error='):]
-    results, picks, output = {}, {}, []
+    results, picks, output, since = {}, {}, [], []
     for line in lines:
         if line.startswith('===== START'):
             output = []
             continue
         if line.startswith('retry '):
-            name = line.split()[1]
-            verdict, detail, out = results.get(name, ('missing', 'did not report', output))
-            first = next((l.strip() for l in reversed(out) if 'ERR' in l or 'error' in l.lower()),
-                         detail or verdict)
-            results[name + RETRIED] = (verdict, first, out)
+            # The first attempt of the call: the named test and any that ran
+            # with it and did not pass (one that passed is judged by its
+            # second run alone).
+            for name in dict.fromkeys([line.split()[1]] + since):
+                verdict, detail, out = results.get(name, ('missing', 'did not report', output))
+                if verdict == 'pass':
+                    continue
+                first = next((l.strip() for l in reversed(out)
+                              if 'ERR' in l or 'error' in l.lower()), detail or verdict)
+                results[name + RETRIED] = (verdict, first, out)
             output = []
             continue
         m = PICKS.match(line)
         if m:
-            picks[m.group(1)] = (int(m.group(2)), int(m.group(3)),
-                                 int(m.group(4)) if m.group(4) else None)
+            counts = (int(m.group(2)), int(m.group(3)),
+                      int(m.group(4)) if m.group(4) else None, m.group(1))
+            for name in since:
+                picks.setdefault(name, counts)
+            picks[m.group(1)] = counts
+            since = []
             continue
         m = RESULT.match(line)
         if m:
             verdict = 'skip' if m.group(3) else ('pass' if m.group(1) == 'ok' else 'FAIL')
             results[m.group(2)] = (verdict, m.group(4), output)
+            since.append(m.group(2))
             output = []
         else:
             output.append(line)
@@ -101,8 +113,9 @@ def main():
             if err and (kind == 'scx' or args.scheds):
                 problems.append(f'{label}s with the {p} picker: {err}')
             elif kind == 'scx':
-                mine = sum(v[0] for v in picks[p].values())
-                other = sum(v[1] for v in picks[p].values())
+                calls = {v[3]: v for v in picks[p].values()}.values()
+                mine = sum(v[0] for v in calls)
+                other = sum(v[1] for v in calls)
                 print(f'scx-report: {p} picker: {mine} idle picks and claims during its '
                       f'selftests, {other} by the other picker')
                 if mine == 0:
@@ -113,7 +126,7 @@ def main():
         for name in names:
             for p in PICKERS:
                 verdict, detail, output = parsed[p].get(name, ('missing', 'did not report', []))
-                mine, other, secs = picks[p].get(name, (None, None, None))
+                mine, other, secs, call = picks[p].get(name, (None, None, None, name))
                 first = parsed[p].get(name + RETRIED)
                 if first:
                     detail = '; '.join(d for d in (detail, f'second attempt, the first failed: {first[1]}') if d)
@@ -126,7 +139,8 @@ def main():
                              **({'first_attempt': {'result': first[0], 'output': first[2]}}
                                 if first else {}),
                              **({'picks': mine, 'other_picks': other, 'seconds': secs}
-                                if mine is not None else {})})
+                                if mine is not None else {}),
+                             **({'picks_of': call} if call != name else {})})
 
     width = max([len(r['name']) for r in rows] + [10])
     for label in ('selftest', 'scheduler'):
