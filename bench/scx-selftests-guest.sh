@@ -19,6 +19,8 @@ set -u
 
 out=${1:?usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]}
 runner=${2:?usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]}
+# Seconds a runner call may take before it counts as hung.
+tmo=${SCX_TEST_TIMEOUT:-300}
 mode=${3:?usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]}
 shift 3
 features=/sys/kernel/debug/sched/features
@@ -67,7 +69,7 @@ for t in "$@"; do
 	cat $picks > "$out/scx-$mode.before"
 	t0=$(date +%s)
 	n=$(wc -l < "$log")
-	timeout 300 "$runner" -t "$t" 2>&1 | progress
+	timeout "$tmo" "$runner" -t "$t" 2>&1 | progress
 	# Some tests wait for a worker for a fixed time (nohz_tick: 1 s), which
 	# an emulated guest on two host cores now and then misses. A call in
 	# which a test did not pass (the named one, or one that ran with it)
@@ -76,7 +78,7 @@ for t in "$@"; do
 	if ! tail -n +$((n + 1)) "$log" | grep -qE "^ok [0-9]+ $t # " ||
 	   tail -n +$((n + 1)) "$log" | grep -qE "^not ok "; then
 		echo "retry $t" >> "$log"
-		timeout 300 "$runner" -t "$t" 2>&1 | progress
+		timeout "$tmo" "$runner" -t "$t" 2>&1 | progress
 	fi
 	cat $picks > "$out/scx-$mode.after"
 	echo "picks $t $(( $(sum "$mode" "$out/scx-$mode.after") - $(sum "$mode" "$out/scx-$mode.before") ))" \

@@ -15,7 +15,8 @@
 # for the nohz_tick selftest, and a kernel log buffer large enough for a
 # scheduler's run (bench/scx-scheds-guest.sh reads it). SCX_SELFTESTS=0
 # leaves the selftests out (make scx-soak: the schedulers alone, longer),
-# SCX_SCHEDULERS=0 the schedulers (make scx-mutant). The schedulers named in
+# SCX_SCHEDULERS=0 the schedulers (make scx-mutant); SCX_TESTS="a b" runs
+# those selftests only. The schedulers named in
 # SCX_SKIP_SCHEDS do not run and count as skipped, with SCX_SKIP_REASON.
 #
 # Under TCG a guest may die of an "Oops: int3" while the kernel patches its
@@ -36,7 +37,9 @@ log() { printf 'scx-vm: %s\n' "$*"; }
 rm -rf "$res"
 mkdir -p "$res"
 tests=()
-if [ "${SCX_SELFTESTS:-1}" = 1 ]; then
+if [ -n "${SCX_TESTS:-}" ]; then
+	read -ra tests <<< "$SCX_TESTS"
+elif [ "${SCX_SELFTESTS:-1}" = 1 ]; then
 	mapfile -t tests < <("$SCX_OUT/runner" -l)
 	[ ${#tests[@]} -gt 0 ] || { log "the selftest runner lists no test"; exit 1; }
 fi
@@ -65,7 +68,7 @@ declare -A crashes
 guest=
 for mode in c rust; do
 	[ ${#tests[@]} -gt 0 ] || break
-	guest+="sh $top/bench/scx-selftests-guest.sh $res $SCX_OUT/runner $mode ${tests[*]}; "
+	guest+="SCX_TEST_TIMEOUT=${SCX_TEST_TIMEOUT:-300} sh $top/bench/scx-selftests-guest.sh $res $SCX_OUT/runner $mode ${tests[*]}; "
 done
 for mode in c rust; do
 	[ ${#scheds[@]} -gt 0 ] || break

@@ -6,7 +6,9 @@
 //! into vmlinux, included by `#[path]`: what is tested and benchmarked here
 //! is byte for byte the code the kernel runs. The kernel-only parts (the
 //! `#[export]` wrappers that turn C pointers into these types) live in the
-//! `*_export.rs` files beside each core and are not built here.
+//! `*_export.rs` files beside each core and are not built here, and neither
+//! is the kernel's `sync.rs`, the cores' access to shared memory on the
+//! kernel memory model: [`sync`] stands in for it with the same API.
 
 #![no_std]
 // The scheduler must never panic: the same lints as the kernel crate root.
@@ -18,7 +20,8 @@
     clippy::panic
 )]
 
-#[path = "../kernel/sched/sched_rust/sync.rs"]
+// The kernel's sync.rs is the LKMM through the kernel crate; this is its
+// userspace stand-in, on Rust's atomics or loom's.
 pub mod sync;
 
 #[path = "../kernel/sched/sched_rust/sparsemask.rs"]

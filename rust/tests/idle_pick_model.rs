@@ -7,12 +7,12 @@
 
 mod models;
 
-use core::sync::atomic::{AtomicU32, Ordering};
 use models::idle_pick::{padded_words, words, Machine, Model, Topo};
 use proptest::prelude::*;
 use sched_rust_core::idle_pick::{
     build_node_order, pick, pick_in_node, test_and_clear_cpu, STATE_PER_NODE, STATE_SMT_ACTIVE,
 };
+use sched_rust_core::sync::Word32;
 
 fn machine() -> impl Strategy<Value = Machine> {
     (1usize..=8, 1usize..=4, 1usize..=6)
@@ -42,7 +42,7 @@ proptest! {
     ) {
         let topo = Topo::new(&m);
         let mut model = Model { m: m.clone(), cursor: 0 };
-        let cursor = AtomicU32::new(0);
+        let cursor = Word32::new(0);
         for (allowed_seed, flags, state, node_seed, global) in ops {
             let allowed: Vec<bool> = (0..m.nr_cpus).map(|c| allowed_seed.rotate_left(c as u32 % 64) & 1 != 0 || allowed_seed % 3 == 0).collect();
             let aw = padded_words(&allowed);
@@ -53,7 +53,7 @@ proptest! {
             let got = pick(&topo, &aw, node, flags, state, &cursor);
             let want = model.pick(&allowed, node, flags, state);
             prop_assert_eq!(got, want);
-            prop_assert_eq!(cursor.load(Ordering::Relaxed), model.cursor);
+            prop_assert_eq!(cursor.read(), model.cursor);
             prop_assert_eq!(topo.snapshot(), (model.m.cpu.clone(), model.m.smt.clone()));
             // pick_in_node() on its own, too.
             let got = pick_in_node(&topo, &aw, node, flags, state, &cursor);
@@ -136,7 +136,7 @@ fn concurrent_picks_claim_each_cpu_once() {
             .map(|t| {
                 let (topo, allowed) = (&topo, &allowed);
                 s.spawn(move || {
-                    let cursor = AtomicU32::new(t * 37);
+                    let cursor = Word32::new(t * 37);
                     let mut got = Vec::new();
                     loop {
                         let cpu = pick(

@@ -15,7 +15,7 @@ use sched_rust_core::idle_pick::{
     build_node_order, pick, test_and_clear_cpu, Bits, IdleMasks, Topology, EBUSY, STATE_SMT_ACTIVE,
 };
 use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask};
-use sched_rust_core::sync::{AtomicU32, AtomicUsize, Ordering};
+use sched_rust_core::sync::{Word, Word32};
 
 /// Runs `f` under loom with every interleaving (or those with at most
 /// `LOOM_MAX_PREEMPTIONS` preemptions) and prints how many executions loom
@@ -137,9 +137,9 @@ fn sparsemask_walk_with_concurrent_set_clear() {
 const NR_CPUS: u32 = 4;
 
 struct Topo {
-    siblings: Vec<Vec<AtomicUsize>>,
-    cpu: Vec<AtomicUsize>,
-    smt: Vec<AtomicUsize>,
+    siblings: Vec<Vec<Word>>,
+    cpu: Vec<Word>,
+    smt: Vec<Word>,
     order: Vec<u16>,
 }
 
@@ -151,10 +151,10 @@ impl Topo {
         assert!(build_node_order(&[10], 1, &mut order));
         Topo {
             siblings: (0..NR_CPUS)
-                .map(|c| vec![AtomicUsize::new(0b11 << (c & !1))])
+                .map(|c| vec![Word::new(0b11 << (c & !1))])
                 .collect(),
-            cpu: vec![AtomicUsize::new(all)],
-            smt: vec![AtomicUsize::new(all)],
+            cpu: vec![Word::new(all)],
+            smt: vec![Word::new(all)],
             order,
         }
     }
@@ -191,8 +191,8 @@ impl Topology for Topo {
     }
 }
 
-fn word(bits: &[AtomicUsize]) -> usize {
-    bits[0].load(Ordering::Relaxed)
+fn word(bits: &[Word]) -> usize {
+    bits[0].read()
 }
 
 /// Two claims of CPU 1 with `test_and_clear_cpu()` and a pick whose allowed
@@ -208,8 +208,8 @@ fn idle_pick_one_cpu_one_winner() {
         };
         let a = claim(topo.clone());
         let b = claim(topo.clone());
-        let allowed = [AtomicUsize::new(1 << 1)];
-        let cursor = AtomicU32::new(0);
+        let allowed = [Word::new(1 << 1)];
+        let cursor = Word32::new(0);
         let picked = pick(&*topo, &allowed, None, 0, STATE_SMT_ACTIVE, &cursor);
         let (a, b) = (a.join().unwrap(), b.join().unwrap());
 
@@ -231,14 +231,14 @@ fn idle_pick_two_pickers_and_a_claim() {
         let topo = Arc::new(Topo::all_idle());
         let t = topo.clone();
         let picker = thread::spawn(move || {
-            let allowed = [AtomicUsize::new(0b1111)];
-            let cursor = AtomicU32::new(1);
+            let allowed = [Word::new(0b1111)];
+            let cursor = Word32::new(1);
             pick(&*t, &allowed, None, 0, STATE_SMT_ACTIVE, &cursor)
         });
         let t = topo.clone();
         let claimer = thread::spawn(move || test_and_clear_cpu(&*t, 2, STATE_SMT_ACTIVE));
-        let allowed = [AtomicUsize::new(0b1111)];
-        let cursor = AtomicU32::new(3);
+        let allowed = [Word::new(0b1111)];
+        let cursor = Word32::new(3);
         let mine = pick(&*topo, &allowed, None, 0, STATE_SMT_ACTIVE, &cursor);
         let (theirs, claimed) = (picker.join().unwrap(), claimer.join().unwrap());
 
@@ -259,5 +259,135 @@ fn idle_pick_two_pickers_and_a_claim() {
             .filter(|c| touched & (1 << c) != 0)
             .fold(0usize, |m, c| m | 0b11 << (c & !1));
         assert_eq!(word(&topo.smt), 0b1111 & !cores, "smt mask, won {won:?}");
+    });
+}
+
+// ---------------------------------------------------------------------------
+// (c) idle_pick against C's writers of the idle masks.
+//
+// The C side updates the masks while pickers run: `update_builtin_idle()`
+// sets or clears a CPU's `cpu` bit with an atomic bitop and then rewrites
+// the core's `smt` bits with a plain read-modify-write of the whole word
+// (`cpumask_or()`/`cpumask_andnot()`), and `reset_idle_masks()` overwrites
+// both masks with `cpumask_copy()`. Those writers are modelled as what they
+// compile to: whole-word loads and stores, not atomic as a pair. The pickers
+// must tolerate them: every pick ends, returns an allowed CPU or -EBUSY, and
+// a CPU is never won twice unless it was marked idle again in between.
+
+/// While CPUs 0 and 1 are idle, C marks CPUs 2 and 3 idle (their core
+/// wholly idle: a plain `smt |= 0b1100`), a claim of CPU 0 and a pick over
+/// every CPU run. No CPU is won twice, the claim wins CPU 0, and the `cpu`
+/// mask ends as every CPU but those won: each was idle when won, and none
+/// was marked idle twice.
+#[test]
+fn idle_pick_against_c_idle_update() {
+    explore("idle_pick 1 pick + 1 claim + C marking a core idle", || {
+        let topo = Arc::new(Topo::all_idle());
+        topo.cpu[0].write(0b0011);
+        topo.smt[0].write(0b0011);
+        let t = topo.clone();
+        let c_update = thread::spawn(move || {
+            // update_builtin_idle(2, true), update_builtin_idle(3, true):
+            // assign_cpu(), then cpumask_or() of the core once it is idle.
+            t.cpu[0].set_bit(2);
+            t.cpu[0].set_bit(3);
+            let smt = t.smt[0].read();
+            t.smt[0].write(smt | 0b1100);
+        });
+        let t = topo.clone();
+        let claimer = thread::spawn(move || test_and_clear_cpu(&*t, 0, STATE_SMT_ACTIVE));
+        let allowed = [Word::new(0b1111)];
+        let cursor = Word32::new(0);
+        let picked = pick(&*topo, &allowed, None, 0, STATE_SMT_ACTIVE, &cursor);
+        c_update.join().unwrap();
+        let claimed = claimer.join().unwrap();
+
+        assert!(claimed, "CPU 0 was idle and claimed once");
+        assert!(
+            (1..4).contains(&picked),
+            "picked {picked}: CPU 1 at least was free"
+        );
+        assert_eq!(
+            word(&topo.cpu),
+            0b1111 & !(1 | 1 << picked),
+            "cpu mask, picked {picked}"
+        );
+    });
+}
+
+/// C resets the masks (`cpumask_copy()` of every online CPU, as when a
+/// scheduler is enabled) while a pick and a claim run on a machine where
+/// only CPU 1 was idle. The pick ends with an allowed CPU or -EBUSY; a CPU
+/// other than 1 that it won is busy at the end (only the reset made it
+/// idle, once); CPU 1 is won once, or twice with the reset in between.
+#[test]
+fn idle_pick_against_c_reset() {
+    explore("idle_pick 1 pick + 1 claim + C resetting the masks", || {
+        let topo = Arc::new(Topo::all_idle());
+        topo.cpu[0].write(0b0010);
+        topo.smt[0].write(0);
+        let t = topo.clone();
+        let c_reset = thread::spawn(move || {
+            // reset_idle_masks(): cpumask_copy() of cpu_online_mask.
+            t.cpu[0].write(0b1111);
+            t.smt[0].write(0b1111);
+        });
+        let t = topo.clone();
+        let claimer = thread::spawn(move || test_and_clear_cpu(&*t, 1, STATE_SMT_ACTIVE));
+        let allowed = [Word::new(0b0111)];
+        let cursor = Word32::new(0);
+        let picked = pick(&*topo, &allowed, None, 0, STATE_SMT_ACTIVE, &cursor);
+        c_reset.join().unwrap();
+        let claimed = claimer.join().unwrap();
+
+        assert!(
+            picked == -EBUSY || (0..3).contains(&picked),
+            "picked {picked}"
+        );
+        // Only the reset makes a CPU other than 1 idle, and it does so once.
+        if picked != 1 && picked != -EBUSY {
+            assert_eq!(
+                word(&topo.cpu) & (1 << picked),
+                0,
+                "won CPU {picked} still idle"
+            );
+        }
+        // CPU 1 was idle, so the claim or the pick won it; both did only
+        // with the reset in between, and then the second win left it busy.
+        let winners = usize::from(claimed) + usize::from(picked == 1);
+        assert!(winners >= 1, "idle CPU 1 won by nobody");
+        if winners == 2 {
+            assert_eq!(word(&topo.cpu) & 0b0010, 0, "CPU 1 won twice, still idle");
+        }
+    });
+}
+
+/// A claim is fully ordered, as upstream's `test_and_clear_bit()`: the
+/// store-buffering pattern of a claimer that then looks for work and a
+/// waker that publishes work, then (after a full barrier) looks whether the
+/// CPU is still idle to kick it. If the claim succeeded and the claimer
+/// missed the work, the waker must have seen the CPU claimed; with a
+/// relaxed claim both could miss each other and the work would sit until
+/// the next tick.
+#[test]
+fn idle_pick_claim_is_fully_ordered() {
+    explore("idle_pick claim vs waker (store buffering)", || {
+        let topo = Arc::new(Topo::all_idle());
+        let work = Arc::new(Word::new(0));
+        let (t, w) = (topo.clone(), work.clone());
+        let waker = thread::spawn(move || {
+            w.write(1);
+            loom::sync::atomic::fence(loom::sync::atomic::Ordering::SeqCst);
+            t.cpu[0].read() & 1 != 0
+        });
+        let claimed = test_and_clear_cpu(&*topo, 0, 0);
+        let saw_work = work.read() != 0;
+        let saw_idle = waker.join().unwrap();
+
+        assert!(claimed, "CPU 0 was idle");
+        assert!(
+            saw_work || !saw_idle,
+            "claimer missed the work, waker saw CPU 0 idle"
+        );
     });
 }

@@ -6,11 +6,11 @@
 
 mod models;
 
-use core::sync::atomic::AtomicUsize;
 use models::steal::{answer_of, model};
 use proptest::prelude::*;
 use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_DEFAULT};
 use sched_rust_core::steal::{steal_search, Attempt, CpuBitmap};
+use sched_rust_core::sync::Word;
 
 fn topology() -> impl Strategy<Value = (Vec<bool>, usize, usize, Vec<u8>)> {
     // (overload bits, dst, threads per core, each attempt's answer)
@@ -39,11 +39,11 @@ proptest! {
         // dst's core: the aligned group of `threads` CPUs around it.
         let core = dst / threads * threads;
         let sib: Vec<bool> = (0..n).map(|c| c >= core && c < core + threads).collect();
-        let words: Vec<AtomicUsize> = (0..n.div_ceil(64) + 1)
-            .map(|w| AtomicUsize::new((0..64).filter(|b| sib.get(w * 64 + b) == Some(&true)).fold(0, |a, b| a | 1 << b)))
+        let words: Vec<Word> = (0..n.div_ceil(64) + 1)
+            .map(|w| Word::new((0..64).filter(|b| sib.get(w * 64 + b) == Some(&true)).fold(0, |a, b| a | 1 << b)))
             .collect();
         // Stray bits past nelems in the bitmap must be ignored.
-        if let Some(last) = words.last() { last.store(usize::MAX, core::sync::atomic::Ordering::Relaxed) }
+        if let Some(last) = words.last() { last.write(usize::MAX) }
         let siblings = smt.then(|| CpuBitmap::new(&words));
 
         let answer: Vec<Attempt> = answers.iter().map(|&b| answer_of(b)).collect();
@@ -59,7 +59,7 @@ proptest! {
 fn empty_mask_and_lone_destination_try_nothing() {
     let chunks: Vec<Chunk> = (0..3).map(|_| Chunk::default()).collect();
     let overload = SparseMask::new(13, DENSITY_DEFAULT, &chunks).unwrap();
-    let words = [AtomicUsize::new(0b11 << 4)];
+    let words = [Word::new(0b11 << 4)];
     let mut tried = 0;
     assert_eq!(
         steal_search(&overload, Some(CpuBitmap::new(&words)), 5, |_| {

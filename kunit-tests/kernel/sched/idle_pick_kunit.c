@@ -9,9 +9,13 @@
  * Each case builds two identical copies of the idle masks and runs the same
  * picks on them, one copy with the C functions and one with the Rust ones,
  * from the same cursor: both must return the same CPUs, move the cursor
- * alike and leave identical masks. A last case lets kthreads pick from one
- * set of masks at once, C and Rust mixed: each idle CPU must be claimed
- * exactly once.
+ * alike and leave identical masks. The last cases let kthreads pick from
+ * one set of masks at once, C and Rust mixed: each idle CPU must be claimed
+ * exactly once. Then the same, while a kthread writes the masks as C's
+ * update_builtin_idle() does (an atomic bit on the cpu mask, a plain
+ * bitmap_or() of the core into the smt mask) and, in the last case, resets
+ * them half-way with plain whole-word copies as reset_idle_masks() does: a
+ * CPU must be claimed once per time it was made idle.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -330,15 +334,21 @@ static void idle_pick_edges(struct kunit *test)
 	pick_both(test, m, PICK_ALL_NODES, allowed, NUMA_NO_NODE, 0, 0, &cursor, 0);
 }
 
-/* Concurrent pickers on one set of masks. */
+/* Concurrent pickers on one set of masks, and a C writer of the masks. */
 #define RACE_THREADS	4
 #define RACE_CPUS	MAX_CPUS
+#define RACE_UPDATES	4096
 
 struct race {
 	struct machine *m;
 	unsigned long allowed[WORDS];
 	atomic_t claims[RACE_CPUS];
-	struct completion done[RACE_THREADS];
+	/* times the updater made a busy CPU idle again */
+	atomic_t idles[RACE_CPUS];
+	unsigned long initial_cpu[2][WORDS];
+	bool reset;
+	/* pickers, then the updater */
+	struct completion done[RACE_THREADS + 1];
 	atomic_t go;
 };
 
@@ -380,10 +390,54 @@ static int race_fn(void *arg)
 	return 0;
 }
 
-static void idle_pick_concurrent(struct kunit *test)
+/*
+ * The C side's writes while pickers run, as update_builtin_idle() makes
+ * CPUs idle: the CPU's bit with an atomic bitop (assign_cpu(); counted
+ * here with test_and_set_bit() when it was clear), then, once the whole
+ * core is idle, the core into the smt mask with a plain bitmap_or(), which
+ * races with the pickers' removals as upstream's does. With race->reset,
+ * half-way the cpu masks are rewritten with plain copies of the first
+ * state, as reset_idle_masks() does with cpumask_copy().
+ */
+static int update_fn(void *arg)
+{
+	struct race *race = arg;
+	struct machine *m = race->m;
+	unsigned int i, cpu, node;
+
+	while (!atomic_read(&race->go))
+		cond_resched();
+	for (i = 0; i < RACE_UPDATES; i++) {
+		/* 37 is prime to RACE_CPUS: every CPU, 16 times. */
+		cpu = (i * 37) % RACE_CPUS;
+		node = m->cpu_node[cpu];
+		if (!test_and_set_bit(cpu, m->cpu[0][node]))
+			atomic_inc(&race->idles[cpu]);
+		if (bitmap_subset(m->siblings[cpu], m->cpu[0][node], RACE_CPUS))
+			bitmap_or(m->smt[0][node], m->smt[0][node], m->siblings[cpu],
+				  RACE_CPUS);
+		if (race->reset && i == RACE_UPDATES / 2)
+			for (node = 0; node < 2; node++)
+				bitmap_copy(m->cpu[0][node], race->initial_cpu[node],
+					    RACE_CPUS);
+		cond_resched();
+	}
+	complete(&race->done[RACE_THREADS]);
+	return 0;
+}
+
+/*
+ * Pickers on one set of masks (2 nodes of 64 cores of 2 threads, every CPU
+ * idle at first), alone or with update_fn() (updates), which resets the
+ * masks half-way with reset. Each CPU is claimed as many times as it became
+ * idle, less once if it is idle at the end: 1 + its idles[], plus one if
+ * the reset made it idle again, which cannot be counted.
+ */
+static void run_race(struct kunit *test, bool updates, bool reset)
 {
 	struct race *race = kunit_kzalloc(test, sizeof(*race), GFP_KERNEL);
 	struct racer racers[RACE_THREADS];
+	int threads = RACE_THREADS + updates;
 	int i, cpu;
 
 	KUNIT_ASSERT_NOT_NULL(test, race);
@@ -395,7 +449,17 @@ static void idle_pick_concurrent(struct kunit *test)
 	machine_plain_siblings(race->m);
 	bitmap_fill(race->m->online, 2);
 	bitmap_fill(race->allowed, RACE_CPUS);
+	memcpy(race->initial_cpu[0], race->m->cpu[0][0], sizeof(race->initial_cpu[0]));
+	memcpy(race->initial_cpu[1], race->m->cpu[0][1], sizeof(race->initial_cpu[1]));
+	race->reset = reset;
 
+	if (updates) {
+		struct task_struct *t;
+
+		init_completion(&race->done[RACE_THREADS]);
+		t = kthread_run(update_fn, race, "idle_pick_update");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
 	for (i = 0; i < RACE_THREADS; i++) {
 		struct task_struct *t;
 
@@ -405,20 +469,45 @@ static void idle_pick_concurrent(struct kunit *test)
 		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	}
 	atomic_set(&race->go, 1);
-	/* No picker may spin forever: 60 s is ample even under emulation. */
-	for (i = 0; i < RACE_THREADS; i++)
+	/* No thread may spin forever: 60 s is ample even under emulation. */
+	for (i = 0; i < threads; i++)
 		KUNIT_ASSERT_NE_MSG(test, wait_for_completion_timeout(&race->done[i], 60 * HZ),
-				    0, "picker %d did not finish", i);
-	for (cpu = 0; cpu < RACE_CPUS; cpu++)
-		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&race->claims[cpu]), 1,
-				    "CPU %d claimed %d times", cpu,
-				    atomic_read(&race->claims[cpu]));
+				    0, "thread %d did not finish", i);
+	for (cpu = 0; cpu < RACE_CPUS; cpu++) {
+		int claims = atomic_read(&race->claims[cpu]);
+		int idles = atomic_read(&race->idles[cpu]);
+		int idle_now = test_bit(cpu, race->m->cpu[0][race->m->cpu_node[cpu]]);
+
+		KUNIT_EXPECT_GE_MSG(test, claims + idle_now, 1 + idles,
+				    "CPU %d: claimed %d times, made idle %d+1 times, idle now %d",
+				    cpu, claims, idles, idle_now);
+		KUNIT_EXPECT_LE_MSG(test, claims + idle_now, 1 + idles + reset,
+				    "CPU %d: claimed %d times, made idle %d+1 times, idle now %d",
+				    cpu, claims, idles, idle_now);
+	}
+}
+
+static void idle_pick_concurrent(struct kunit *test)
+{
+	run_race(test, false, false);
+}
+
+static void idle_pick_concurrent_updates(struct kunit *test)
+{
+	run_race(test, true, false);
+}
+
+static void idle_pick_concurrent_reset(struct kunit *test)
+{
+	run_race(test, true, true);
 }
 
 static struct kunit_case idle_pick_cases[] = {
 	KUNIT_CASE(idle_pick_edges),
 	KUNIT_CASE_SLOW(idle_pick_random),
 	KUNIT_CASE_SLOW(idle_pick_concurrent),
+	KUNIT_CASE_SLOW(idle_pick_concurrent_updates),
+	KUNIT_CASE_SLOW(idle_pick_concurrent_reset),
 	{}
 };
 

@@ -12,12 +12,12 @@
 
 #![no_main]
 
-use core::sync::atomic::{AtomicU32, Ordering};
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use sched_rust_core::idle_pick::{
     build_node_order, pick, pick_in_node, test_and_clear_cpu, STATE_PER_NODE,
 };
+use sched_rust_core::sync::Word32;
 
 #[path = "../../tests/models/mod.rs"]
 mod models;
@@ -79,7 +79,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
         m: m.clone(),
         cursor: 0,
     };
-    let cursor = AtomicU32::new(0);
+    let cursor = Word32::new(0);
     while !u.is_empty() {
         let state: u32 = u.int_in_range(0..=3)?;
         if u.ratio(1, 3)? {
@@ -121,7 +121,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
                 )
             };
             assert_eq!(got, want, "pick, node {node:?} flags {flags} state {state}");
-            assert_eq!(cursor.load(Ordering::Relaxed), model.cursor, "cursor");
+            assert_eq!(cursor.read(), model.cursor, "cursor");
         }
         assert_eq!(
             topo.snapshot(),

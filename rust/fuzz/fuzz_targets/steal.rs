@@ -12,11 +12,11 @@
 
 #![no_main]
 
-use core::sync::atomic::AtomicUsize;
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_MAX};
 use sched_rust_core::steal::{steal_search, Attempt, CpuBitmap};
+use sched_rust_core::sync::Word;
 
 #[path = "../../tests/models/mod.rs"]
 mod models;
@@ -56,7 +56,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
     }
     // The sibling bitmap, with junk past `n` (and a word more) to ignore.
     let junk: usize = u.arbitrary()?;
-    let words: Vec<AtomicUsize> = (0..n.div_ceil(W) + 1)
+    let words: Vec<Word> = (0..n.div_ceil(W) + 1)
         .map(|w| {
             let mut word = 0usize;
             for b in 0..W {
@@ -66,7 +66,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
                     None => word |= junk & (1 << b),
                 }
             }
-            AtomicUsize::new(word)
+            Word::new(word)
         })
         .collect();
     let siblings = smt.then(|| CpuBitmap::new(&words));

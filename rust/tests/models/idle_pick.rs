@@ -7,21 +7,21 @@
 
 #![allow(clippy::needless_range_loop)] // the model reads like the C it transcribes
 
-use core::sync::atomic::{AtomicUsize, Ordering};
 use sched_rust_core::idle_pick::{
     build_node_order, Bits, IdleMasks, Topology, EBUSY, PICK_IDLE_CORE, PICK_IDLE_IN_NODE,
     STATE_PER_NODE, STATE_SMT_ACTIVE,
 };
+use sched_rust_core::sync::Word;
 
 pub const W: usize = usize::BITS as usize;
 
-pub fn words(bits: &[bool]) -> Vec<AtomicUsize> {
-    let mut w: Vec<AtomicUsize> = (0..bits.len().div_ceil(W).max(1))
-        .map(|_| AtomicUsize::new(0))
+pub fn words(bits: &[bool]) -> Vec<Word> {
+    let w: Vec<Word> = (0..bits.len().div_ceil(W).max(1))
+        .map(|_| Word::new(0))
         .collect();
     for (i, &b) in bits.iter().enumerate() {
         if b {
-            *w[i / W].get_mut() |= 1 << (i % W);
+            w[i / W].set_bit((i % W) as u32);
         }
     }
     w
@@ -30,20 +30,20 @@ pub fn words(bits: &[bool]) -> Vec<AtomicUsize> {
 /// [`words`] with every bit at and above `bits.len()` set, in the last word
 /// and in one word more: the picker must ignore bits beyond `nr_cpus`, as
 /// `find_next_and_bit()` does.
-pub fn padded_words(bits: &[bool]) -> Vec<AtomicUsize> {
+pub fn padded_words(bits: &[bool]) -> Vec<Word> {
     let mut w = words(bits);
     if bits.len() % W != 0 {
-        if let Some(last) = w.last_mut() {
-            *last.get_mut() |= usize::MAX << (bits.len() % W);
+        if let Some(last) = w.last() {
+            last.write(last.read() | usize::MAX << (bits.len() % W));
         }
     }
-    w.push(AtomicUsize::new(usize::MAX));
+    w.push(Word::new(usize::MAX));
     w
 }
 
-pub fn bools(w: &[AtomicUsize], n: usize) -> Vec<bool> {
+pub fn bools(w: &[Word], n: usize) -> Vec<bool> {
     (0..n)
-        .map(|i| w[i / W].load(Ordering::Relaxed) & (1 << (i % W)) != 0)
+        .map(|i| w[i / W].read() & (1 << (i % W)) != 0)
         .collect()
 }
 
@@ -125,9 +125,9 @@ impl Machine {
 
 pub struct Topo {
     pub m: Machine,
-    pub siblings: Vec<Vec<AtomicUsize>>,
-    pub cpu: Vec<Vec<AtomicUsize>>,
-    pub smt: Vec<Vec<AtomicUsize>>,
+    pub siblings: Vec<Vec<Word>>,
+    pub cpu: Vec<Vec<Word>>,
+    pub smt: Vec<Vec<Word>>,
     pub order: Vec<u16>,
 }
 

@@ -156,7 +156,9 @@ pub unsafe extern "C" fn sched_rust_select_idle_capacity(
             let words = scan.nbits.div_ceil(usize::BITS) as usize;
             // SAFETY: `scan->cpus` holds `nbits` bits, that is `words`
             // whole `unsigned long`s (`usize`), not written during the
-            // call (the caller's contract).
+            // call (the caller's contract): fair.c passes this CPU's
+            // `select_rq_mask`, which it filled before the call and which no
+            // other CPU writes, so plain reads are race-free.
             let cpus = unsafe { core::slice::from_raw_parts(scan.cpus, words) };
             let core_scan = Scan {
                 cpus,

@@ -15,9 +15,9 @@
 //!   the CPU's core from `smt` (the core is no longer wholly idle, whether
 //!   or not the claim succeeds). An offline CPU is not its own sibling: if
 //!   none of its siblings is in `smt`, its own bit is cleared instead, or a
-//!   picker that found it there would find it again forever. The claim is an
-//!   atomic test-and-clear of the `cpu` bit, so exactly one of several
-//!   racing pickers wins a CPU.
+//!   picker that found it there would find it again forever. The claim is
+//!   upstream's `test_and_clear_bit()` of the `cpu` bit, atomic and fully
+//!   ordered, so exactly one of several racing pickers wins a CPU.
 //! - [`pick_in_node`] picks in one node: a CPU of a wholly idle core first
 //!   when SMT is active (giving up with `-EBUSY` under
 //!   [`PICK_IDLE_CORE`]), then any idle CPU; it retries when another picker
@@ -44,9 +44,8 @@
 //! `unwrap()`.
 
 use super::sync::{
-    AtomicU32,
-    AtomicUsize,
-    Ordering, //
+    Word,
+    Word32, //
 };
 
 /// `-EBUSY`: no idle CPU could be claimed.
@@ -63,11 +62,17 @@ pub const STATE_SMT_ACTIVE: u32 = 1 << 0;
 /// a CPU's bits then live in the masks of its node, else in the global ones.
 pub const STATE_PER_NODE: u32 = 1 << 1;
 
-/// A bitmap of CPUs in `unsigned long` words, as `cpumask_bits()`, updated
-/// with atomic read-modify-writes.
+/// A bitmap of CPUs in `unsigned long` words, as `cpumask_bits()`.
+///
+/// C updates the idle masks too (`update_builtin_idle()`'s
+/// `cpumask_or()`/`cpumask_andnot()`, `reset_idle_masks()`'s
+/// `cpumask_copy()`, hotplug's `cpumask_clear()`), with plain whole-word
+/// writes; every access here is a `READ_ONCE()` or a C bitop (see
+/// [`Word`]), so a word is never torn, and a claim is the fully ordered
+/// `test_and_clear_bit()` of upstream.
 ///
 /// Bits at and above the topology's CPU count are ignored by every search.
-pub type Bits = [AtomicUsize];
+pub type Bits = [Word];
 
 /// The idle masks of one node, or the global ones.
 #[derive(Clone, Copy)]
@@ -111,39 +116,48 @@ pub trait Topology {
 /// which is private to that file and moved by every other user on the CPU:
 /// its choices would depend on unrelated callers, and no test could
 /// reproduce them. The glue passes the current CPU's cursor; an interrupt on
-/// that CPU may pick in between, hence the atomic (relaxed) accesses.
-pub type Cursor = AtomicU32;
+/// that CPU may pick in between, hence `READ_ONCE()`/`WRITE_ONCE()`.
+pub type Cursor = Word32;
 
-/// The word of `bit` and the bit's mask in it.
+/// The word of `bit`.
 #[inline]
-fn locate(bits: &Bits, bit: u32) -> Option<(&AtomicUsize, usize)> {
-    let word = bits.get((bit / usize::BITS) as usize)?;
-    Some((word, 1usize.wrapping_shl(bit % usize::BITS)))
+fn word_of(bits: &Bits, bit: u32) -> Option<&Word> {
+    bits.get((bit / usize::BITS) as usize)
 }
 
-/// Whether `bit` is set.
+/// Whether `bit` is set: `test_bit()`.
 #[inline]
 fn test_bit(bits: &Bits, bit: u32) -> bool {
-    locate(bits, bit).is_some_and(|(w, m)| w.load(Ordering::Relaxed) & m != 0)
+    word_of(bits, bit).is_some_and(|w| w.read() & 1usize.wrapping_shl(bit % usize::BITS) != 0)
 }
 
-/// Clears `bit`; returns whether it was set (atomically: one winner).
+/// Clears `bit`; returns whether it was set: `test_and_clear_bit()`, fully
+/// ordered, one winner among racing callers.
 #[inline]
 fn test_and_clear_bit(bits: &Bits, bit: u32) -> bool {
-    locate(bits, bit).is_some_and(|(w, m)| w.fetch_and(!m, Ordering::Relaxed) & m != 0)
+    word_of(bits, bit).is_some_and(|w| w.test_and_clear_bit(bit))
+}
+
+/// Clears `bit`: `clear_bit()`, atomic, not ordered (C's
+/// `__cpumask_clear_cpu()` here is not even atomic).
+#[inline]
+fn clear_bit(bits: &Bits, bit: u32) {
+    if let Some(w) = word_of(bits, bit) {
+        w.clear_bit(bit);
+    }
 }
 
 /// `dst &= !src`, word by word, writing only the words `src` touches.
 ///
 /// C's `cpumask_andnot()` rewrites every word non-atomically, which can lose
-/// a concurrent update of another bit of the word; these `fetch_and`s
-/// cannot, and leave the same bits.
+/// a concurrent update of another bit of the word; these atomic
+/// `andnot`s cannot, and leave the same bits.
 #[inline]
 fn andnot(dst: &Bits, src: &Bits) {
     for (d, s) in dst.iter().zip(src) {
-        let s = s.load(Ordering::Relaxed);
+        let s = s.read();
         if s != 0 {
-            d.fetch_and(!s, Ordering::Relaxed);
+            d.clear_bits(s);
         }
     }
 }
@@ -168,7 +182,7 @@ fn find_and_from(a: &Bits, b: &Bits, from: u32, nbits: u32) -> Option<u32> {
     // The bits at and above `from` in its word; every bit in the others.
     let mut keep = usize::MAX.wrapping_shl(from % usize::BITS);
     for (x, y) in a.iter().zip(b).take(words.wrapping_sub(first)) {
-        let common = x.load(Ordering::Relaxed) & y.load(Ordering::Relaxed) & keep;
+        let common = x.read() & y.read() & keep;
         if common != 0 {
             // Only the last word has bits at or above `nbits`.
             return base
@@ -187,11 +201,11 @@ fn find_and_from(a: &Bits, b: &Bits, from: u32, nbits: u32) -> Option<u32> {
 /// the cursor itself). The cursor moves to the CPU found.
 #[inline]
 fn any_and_distribute(a: &Bits, b: &Bits, nbits: u32, cursor: &Cursor) -> Option<u32> {
-    let prev = cursor.load(Ordering::Relaxed);
+    let prev = cursor.read();
     // Searching from `nbits` or beyond is searching from 0, as in C.
     let start = prev.checked_add(1).filter(|&s| s < nbits).unwrap_or(0);
     let found = find_and_from(a, b, start, nbits).or_else(|| find_and_from(a, b, 0, start))?;
-    cursor.store(found, Ordering::Relaxed);
+    cursor.write(found);
     Some(found)
 }
 
@@ -232,7 +246,7 @@ pub fn test_and_clear_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> bool {
         if find_and_from(siblings, masks.smt, 0, nbits).is_some() {
             andnot(masks.smt, siblings);
         } else if test_bit(masks.smt, cpu) {
-            test_and_clear_bit(masks.smt, cpu);
+            clear_bit(masks.smt, cpu);
         }
     }
     test_and_clear_bit(masks.cpu, cpu)

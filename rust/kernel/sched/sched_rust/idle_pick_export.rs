@@ -22,10 +22,9 @@ use super::idle_pick::{
     STATE_PER_NODE,
     STATE_SMT_ACTIVE, //
 };
-use core::sync::atomic::{
-    AtomicI32,
-    AtomicUsize,
-    Ordering, //
+use super::sync::{
+    read_once_i32,
+    Word, //
 };
 use kernel::{
     bindings,
@@ -64,8 +63,10 @@ impl<'a> View<'a> {
     /// every bitmap has at least `nr_cpus` bits (`online_nodes`: `nr_nodes`
     /// bits), `smt_siblings` and `cpu_node` have `nr_cpus` entries, `nodes`
     /// has `nr_nodes` (a node's masks are both NULL or both valid),
-    /// `node_order` is NULL or has `nr_nodes²` entries. Mask words are only
-    /// written with atomic operations (or by their owner CPU) meanwhile.
+    /// `node_order` is NULL or has `nr_nodes²` entries. Meanwhile, the view's
+    /// arrays are not rewritten except `cpu_node`'s entries (with
+    /// `WRITE_ONCE()`), and the words of its bitmaps are written by C in
+    /// whole words (see [`View::bits`]).
     #[inline]
     unsafe fn new(topo: *const bindings::scx_idle_topo) -> Option<Self> {
         // SAFETY: the caller's contract: NULL or a live view.
@@ -84,8 +85,27 @@ impl<'a> View<'a> {
         }
         // SAFETY: by the type invariant every CPU bitmap of the view has
         // `nr_cpus` bits, i.e. `words` whole `unsigned long`s, which have
-        // the size and alignment of `AtomicUsize`.
-        unsafe { core::slice::from_raw_parts(bits.cast::<AtomicUsize>(), self.words) }
+        // the layout of `Word`. The core accesses them only through `Word`:
+        // `READ_ONCE()` and the C bitops. The C writers meanwhile:
+        // - the idle masks: `update_builtin_idle()` (`assign_cpu()`, and
+        //   `cpumask_or()`/`cpumask_andnot()` of a core on `smt`), the C
+        //   picker's claims (`cpumask_test_and_clear_cpu()`,
+        //   `cpumask_andnot()`, `__cpumask_clear_cpu()`) and
+        //   `reset_idle_masks()` (`cpumask_copy()`) when a scheduler is
+        //   enabled;
+        // - the sibling masks: the topology code under CPU hotplug;
+        // - `cpus_allowed`: nothing while the pick runs (the task's mask is
+        //   stable under its `pi_lock`/rq lock, a BPF mask is the caller's).
+        // On a `cpu` mask every C writer but `reset_idle_masks()` is an
+        // atomic bitop, so a claim races only with atomics; it is the fully
+        // ordered `test_and_clear_bit()`, one winner per CPU, as upstream.
+        // The `smt` masks are rewritten with plain read-modify-writes of
+        // whole words, racing with the pickers (and with each other) by
+        // design, as upstream's do: a word is stored whole, never torn, so
+        // a `READ_ONCE()` sees an old or a new word; a racing plain update
+        // may undo a core's removal from `smt`, which upstream accepts (the
+        // mask is a hint, the claim on `cpu` decides).
+        unsafe { core::slice::from_raw_parts(bits.cast::<Word>(), self.words) }
     }
 
     /// Entry `i` of the view's array `array` of `len` entries.
@@ -120,10 +140,11 @@ impl Topology for View<'_> {
             return None;
         }
         // SAFETY: `cpu_node` has `nr_cpus` entries (type invariant) and
-        // `cpu < nr_cpus`; the glue updates an entry with `WRITE_ONCE()` when
-        // a CPU's node changes, so it is read atomically.
-        let node = unsafe { AtomicI32::from_ptr(cpu_node.add(cpu as usize).cast_mut()) };
-        u32::try_from(node.load(Ordering::Relaxed)).ok()
+        // `cpu < nr_cpus`; its only writer, the glue, updates an entry with
+        // `WRITE_ONCE()` when a CPU's node changes, and this is the
+        // matching `READ_ONCE()`.
+        let node = unsafe { read_once_i32(cpu_node.add(cpu as usize)) };
+        u32::try_from(node).ok()
     }
 
     #[inline]
@@ -148,13 +169,12 @@ impl Topology for View<'_> {
             return false;
         }
         // SAFETY: `online_nodes` has `nr_nodes` bits (type invariant) and
-        // `node < nr_nodes`; node hotplug sets and clears them atomically.
-        let word = unsafe {
-            &*online
-                .add((node / usize::BITS) as usize)
-                .cast::<AtomicUsize>()
-        };
-        word.load(Ordering::Relaxed) & 1usize.wrapping_shl(node % usize::BITS) != 0
+        // `node < nr_nodes`, so the word is inside it and has the layout
+        // of `Word`; node hotplug sets and clears its bits with the atomic
+        // `node_set_state()`/`node_clear_state()`, and this reads it with
+        // `READ_ONCE()`, as `node_online()` does.
+        let word = unsafe { &*online.add((node / usize::BITS) as usize).cast::<Word>() };
+        word.read() & 1usize.wrapping_shl(node % usize::BITS) != 0
     }
 
     #[inline]
@@ -202,7 +222,8 @@ unsafe fn pick_args<'a>(
     }
     let allowed = view.bits(cpus_allowed);
     // SAFETY: `cursor` is a valid, aligned `unsigned int` (the caller's
-    // contract), accessed only atomically while the pick runs.
+    // contract), the current CPU's; only pickers on that CPU (a pick and
+    // an interrupt's) access it, all with `READ_ONCE()`/`WRITE_ONCE()`.
     let cursor = unsafe { Cursor::from_ptr(cursor) };
     Some((view, allowed, to_node(node)?, cursor))
 }

@@ -25,10 +25,7 @@
 //! tests and benchmarks. It never panics: no indexing, no unchecked
 //! arithmetic, no `unwrap()`.
 
-use super::sync::{
-    AtomicUsize,
-    Ordering, //
-};
+use super::sync::Word;
 
 /// The largest density: every bit of a chunk's word is an element.
 pub const DENSITY_MAX: u32 = usize::BITS.trailing_zeros();
@@ -45,12 +42,12 @@ pub const CHUNK_BYTES: usize = 64;
 /// One cache line of a sparsemask: a word of which the low `2^density` bits
 /// are elements.
 ///
-/// Updates are atomic read-modify-writes with relaxed ordering, as the C
-/// `set_bit()`/`clear_bit()`; reads are plain relaxed loads, as `test_bit()`.
+/// Updates are the C `set_bit()`/`clear_bit()` (atomic, not ordered), reads
+/// are `READ_ONCE()`s, as in the C sparsemask (see [`Word`]).
 #[repr(C, align(64))]
 #[derive(Default)]
 pub struct Chunk {
-    word: AtomicUsize,
+    word: Word,
 }
 
 const _: () = assert!(core::mem::size_of::<Chunk>() == CHUNK_BYTES);
@@ -59,13 +56,13 @@ impl Chunk {
     /// The raw word, elements and any stray bits above them.
     #[inline]
     pub fn load(&self) -> usize {
-        self.word.load(Ordering::Relaxed)
+        self.word.read()
     }
 
     /// Overwrites the raw word (for tests that build a mask bit by bit).
     #[inline]
     pub fn store(&self, word: usize) {
-        self.word.store(word, Ordering::Relaxed)
+        self.word.write(word)
     }
 }
 
@@ -146,19 +143,19 @@ impl<'a> SparseMask<'a> {
     /// The chunk of `elem` and the bit of `elem` in it, or `None` if `elem`
     /// is not in `0..nelems`.
     #[inline]
-    fn locate(&self, elem: u32) -> Option<(&'a Chunk, usize)> {
+    fn locate(&self, elem: u32) -> Option<(&'a Chunk, u32)> {
         if elem >= self.nelems {
             return None;
         }
         let chunk = self.chunks.get(self.chunk_of(elem))?;
-        Some((chunk, 1usize.wrapping_shl(self.bit_of(elem))))
+        Some((chunk, self.bit_of(elem)))
     }
 
     /// Atomically adds `elem`. Does nothing if `elem` is not in `0..nelems`.
     #[inline]
     pub fn set(&self, elem: u32) {
         if let Some((chunk, bit)) = self.locate(elem) {
-            chunk.word.fetch_or(bit, Ordering::Relaxed);
+            chunk.word.set_bit(bit);
         }
     }
 
@@ -166,7 +163,7 @@ impl<'a> SparseMask<'a> {
     #[inline]
     pub fn clear(&self, elem: u32) {
         if let Some((chunk, bit)) = self.locate(elem) {
-            chunk.word.fetch_and(!bit, Ordering::Relaxed);
+            chunk.word.clear_bit(bit);
         }
     }
 
@@ -176,7 +173,7 @@ impl<'a> SparseMask<'a> {
     #[inline]
     pub fn test(&self, elem: u32) -> bool {
         match self.locate(elem) {
-            Some((chunk, bit)) => chunk.load() & bit != 0,
+            Some((chunk, bit)) => chunk.load() & 1usize.wrapping_shl(bit) != 0,
             None => false,
         }
     }

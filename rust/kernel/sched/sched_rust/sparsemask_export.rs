@@ -65,7 +65,10 @@ fn header_values(nelems: i16, density: i16) -> Option<(u32, u32)> {
 /// `mask` points to a `struct sparsemask` initialised by
 /// `sparsemask_init()` in an allocation of
 /// `sparsemask_size(nelems, density)` bytes, which stays allocated for
-/// `'a`. Its words are only modified atomically while borrowed.
+/// `'a`. While borrowed, its words are written only atomically: by the
+/// `set_bit()`/`clear_bit()` of the C sparsemask (`sparsemask.h`) and by
+/// the core's, which are the same C bitops; the core reads them with
+/// `READ_ONCE()`, as the C walk does.
 #[inline]
 pub(crate) unsafe fn borrow<'a>(mask: *const bindings::sparsemask) -> Option<SparseMask<'a>> {
     let header = mask.cast::<Header>();

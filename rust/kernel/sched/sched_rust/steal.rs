@@ -23,28 +23,26 @@
 //! `steal_from` closure here, a call back into C in the kernel. One call from
 //! C runs the whole walk.
 
-use super::sync::{
-    AtomicUsize,
-    Ordering, //
-};
+use super::sync::Word;
 
 use super::sparsemask::SparseMask;
 
 /// A bitmap of CPU ids, as `cpumask_bits()` of a `struct cpumask`: bit `n`
 /// of word `n / usize::BITS`.
 ///
-/// The words are read with relaxed atomic loads: the C side may update a
-/// topology mask while it is read (under CPU hotplug), and a torn view of a
-/// hint is harmless.
+/// The words are read with `READ_ONCE()` ([`Word::read`]): the C side may
+/// rewrite a topology mask while it is read (sched domain rebuilds under
+/// CPU hotplug), and a stale view of a hint is harmless; a word is never
+/// torn.
 #[derive(Clone, Copy)]
 pub struct CpuBitmap<'a> {
-    words: &'a [AtomicUsize],
+    words: &'a [Word],
 }
 
 impl<'a> CpuBitmap<'a> {
     /// Borrows `words` as a bitmap of `words.len() * usize::BITS` CPUs.
     #[inline]
-    pub fn new(words: &'a [AtomicUsize]) -> Self {
+    pub fn new(words: &'a [Word]) -> Self {
         Self { words }
     }
 
@@ -52,9 +50,9 @@ impl<'a> CpuBitmap<'a> {
     #[inline]
     pub fn test(&self, cpu: u32) -> bool {
         let word = (cpu / usize::BITS) as usize;
-        self.words.get(word).is_some_and(|w| {
-            w.load(Ordering::Relaxed) & 1usize.wrapping_shl(cpu % usize::BITS) != 0
-        })
+        self.words
+            .get(word)
+            .is_some_and(|w| w.read() & 1usize.wrapping_shl(cpu % usize::BITS) != 0)
     }
 
     /// The first set bit below `nbits`, in ascending order, for which
@@ -72,7 +70,7 @@ impl<'a> CpuBitmap<'a> {
             if base >= nbits {
                 break;
             }
-            let mut bits = word.load(Ordering::Relaxed);
+            let mut bits = word.read();
             // Drop the bits at and above `nbits` in the last word.
             let room = nbits.wrapping_sub(base);
             if room < usize::BITS {

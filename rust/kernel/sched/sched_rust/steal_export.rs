@@ -9,7 +9,7 @@ use super::steal::{
     Attempt,
     CpuBitmap, //
 };
-use core::sync::atomic::AtomicUsize;
+use super::sync::Word;
 use kernel::{
     bindings,
     ffi::{
@@ -67,12 +67,13 @@ pub unsafe extern "C" fn sched_rust_steal_search(
     let siblings = (!smt_siblings.is_null()).then(|| {
         let words = overload.nelems().div_ceil(usize::BITS) as usize;
         // SAFETY: the caller provides `nelems` bits, that is `words`
-        // whole `unsigned long`s, which have the size and alignment of
-        // `AtomicUsize`; concurrent writers use atomic bitops or hold
-        // the hotplug lock, and a stale view of a hint is harmless.
-        CpuBitmap::new(unsafe {
-            core::slice::from_raw_parts(smt_siblings.cast::<AtomicUsize>(), words)
-        })
+        // whole `unsigned long`s, which have the layout of `Word`. The only
+        // C writer of a sibling mask is the topology code
+        // (`set_cpu_sibling_map()`/`remove_siblinginfo()` under CPU
+        // hotplug, with plain word writes); every access here is a
+        // `READ_ONCE()`, which sees each word whole, old or new, and a
+        // stale view of a hint is harmless.
+        CpuBitmap::new(unsafe { core::slice::from_raw_parts(smt_siblings.cast::<Word>(), words) })
     });
     let found = steal_search(&overload, siblings, dst, |cpu| {
         // `cpu < nelems <= i16::MAX`: it always fits a `c_int`.
