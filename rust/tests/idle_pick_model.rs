@@ -10,7 +10,8 @@ mod models;
 use models::idle_pick::{padded_words, words, Machine, Model, Topo};
 use proptest::prelude::*;
 use sched_rust_core::idle_pick::{
-    build_node_order, pick, pick_in_node, test_and_clear_cpu, STATE_PER_NODE, STATE_SMT_ACTIVE,
+    build_node_order, pick, pick_in_node, test_and_clear_cpu, EBUSY, STATE_PER_NODE,
+    STATE_SMT_ACTIVE,
 };
 use sched_rust_core::sync::Word32;
 
@@ -160,4 +161,62 @@ fn concurrent_picks_claim_each_cpu_once() {
     let mut all: Vec<i32> = claimed.concat();
     all.sort_unstable();
     assert_eq!(all, (0..nr_cpus as i32).collect::<Vec<_>>());
+}
+
+/// Where idle.c would retry forever the picker gives up: a failed claim
+/// works on the masks of the CPU's node, and when that is not the node
+/// searched the CPU stays a candidate. Successful claims still return, as
+/// in idle.c.
+#[test]
+fn foreign_claims_end() {
+    // 2 nodes of 2 cores of 2 threads, every CPU idle.
+    let mut m = Machine::new(
+        2,
+        2,
+        vec![10, 20, 20, 10],
+        vec![true; 2],
+        vec![true; 8],
+        vec![1; 8],
+    );
+    // CPU 2 is in node 0's masks, but its node is 1 (cpu_node lagging the
+    // masks), whose masks do not have it.
+    m.cpu_node[2] = 1;
+    m.cpu[1][2] = false;
+    m.smt[1][2] = false;
+    let topo = Topo::new(&m);
+    let only_2 = words(&[false, false, true, false, false, false, false, false]);
+    let cursor = Word32::new(0);
+    let per_node = STATE_SMT_ACTIVE | STATE_PER_NODE;
+    assert_eq!(
+        pick_in_node(&topo, &only_2, Some(0), 0, per_node, &cursor),
+        -EBUSY
+    );
+    assert_eq!(pick(&topo, &only_2, Some(0), 0, per_node, &cursor), -EBUSY);
+
+    // A node's pick without per-node tracking: claims work on the global
+    // masks, where only CPU 1 is idle.
+    let mut m = Machine::new(
+        2,
+        2,
+        vec![10, 20, 20, 10],
+        vec![true; 2],
+        vec![true; 8],
+        vec![1; 8],
+    );
+    m.cpu[2] = (0..8).map(|c| c == 1).collect();
+    m.smt[2] = vec![false; 8];
+    let topo = Topo::new(&m);
+    let all = words(&[true; 8]);
+    assert_eq!(
+        pick_in_node(&topo, &all, Some(0), 0, STATE_SMT_ACTIVE, &cursor),
+        1
+    );
+    assert_eq!(
+        pick_in_node(&topo, &all, Some(0), 0, STATE_SMT_ACTIVE, &cursor),
+        -EBUSY
+    );
+    assert_eq!(
+        pick(&topo, &all, Some(0), 0, STATE_SMT_ACTIVE, &cursor),
+        -EBUSY
+    );
 }

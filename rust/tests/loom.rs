@@ -167,7 +167,7 @@ impl Topology for Topo {
     fn smt_siblings(&self, cpu: u32) -> Option<&Bits> {
         self.siblings.get(cpu as usize).map(|v| v.as_slice())
     }
-    fn cpu_node(&self, cpu: u32) -> Option<u32> {
+    fn cpu_node(&self, cpu: u32) -> Option<i32> {
         (cpu < NR_CPUS).then_some(0)
     }
     fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>> {

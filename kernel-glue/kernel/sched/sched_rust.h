@@ -61,6 +61,10 @@ int sched_rust_steal_search(const struct sparsemask *overload,
  * order of @topo->node_order, which sched_rust_idle_build_node_order() fills
  * from @topo->distance, rather than searching for the nearest one each time.
  * Out-of-range CPUs and nodes claim nothing (false, -EBUSY), in C and Rust.
+ * Where the C functions would retry forever (a failed claim works on other
+ * masks than those searched: a node's pick without SCX_IDLE_STATE_PER_NODE,
+ * or a @topo->cpu_node entry that lags the masks), the Rust ones return
+ * -EBUSY after as many such failures as there are CPUs.
  * @topo, @cpus_allowed and @cursor must not be NULL: the C functions
  * dereference them. The Rust functions, which must check a pointer before
  * they borrow it, claim nothing for a NULL one; that is not part of the

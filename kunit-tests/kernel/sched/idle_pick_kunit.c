@@ -334,6 +334,72 @@ static void idle_pick_edges(struct kunit *test)
 	pick_both(test, m, PICK_ALL_NODES, allowed, NUMA_NO_NODE, 0, 0, &cursor, 0);
 }
 
+/*
+ * Input idle.c's callers do not produce, where Rust must still do what the C
+ * picker does (or end where it would spin): a start node without masks, a
+ * CPU of no node, and claims that work on other masks than those searched.
+ */
+static void idle_pick_odd_input(struct kunit *test)
+{
+	struct machine *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	unsigned long *allowed = kunit_kcalloc(test, WORDS, sizeof(long), GFP_KERNEL);
+	const unsigned int smt_node = SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE;
+	unsigned int cursor = 0, copy, cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_NOT_NULL(test, allowed);
+	prandom_seed_state(&rnd, 3);
+	/* 3 nodes of 2 cores of 2 threads (node n: CPUs 4n..4n+3), all idle. */
+	machine_build(test, m, 3, 2, 2, 100);
+	bitmap_fill(m->online, 3);
+	machine_plain_siblings(m);
+	bitmap_fill(allowed, m->nr_cpus);
+
+	/* A start node without masks: -EBUSY, no walk to the others. */
+	for (copy = 0; copy < 2; copy++)
+		m->nodes[copy][1] = (struct scx_idle_masks) {};
+	pick_both(test, m, PICK_ALL_NODES, allowed, 1, 0, smt_node, &cursor, 0);
+	for (cpu = 0; cpu < m->nr_cpus; cpu++)
+		if (m->cpu_node[cpu] != 1)
+			KUNIT_EXPECT_TRUE(test, test_bit(cpu, m->cpu[1][m->cpu_node[cpu]]));
+	machine_views(m);
+
+	/* A CPU of no node (NUMA_NO_NODE) is claimed in the global masks. */
+	m->cpu_node[5] = NUMA_NO_NODE;
+	pick_both(test, m, PICK_CLAIM, allowed, 0, 0, smt_node, &cursor, 5);
+	KUNIT_EXPECT_FALSE(test, test_bit(5, m->cpu[1][MAX_NODES]));
+	KUNIT_EXPECT_TRUE(test, test_bit(5, m->cpu[1][1]));
+	m->cpu_node[5] = 1;
+
+	/*
+	 * Rust alone from here: idle.c would retry forever. CPU 2 is in node
+	 * 0's masks, but its node is 1 (cpu_node lagging the masks), whose
+	 * masks do not have it: a pick in node 0 allowed CPU 2 alone ends.
+	 */
+	m->cpu_node[2] = 1;
+	__clear_bit(2, m->cpu[1][1]);
+	__clear_bit(2, m->smt[1][1]);
+	bitmap_zero(allowed, MAX_CPUS);
+	__set_bit(2, allowed);
+	KUNIT_EXPECT_EQ(test, sched_rust_idle_pick_in_node(&m->topo[1], allowed, 0, 0,
+							   smt_node, &cursor), -EBUSY);
+	m->cpu_node[2] = 0;
+
+	/*
+	 * A node's pick without per-node tracking: the claims work on the
+	 * global masks, where CPU 9 alone is idle. It is claimed as idle.c
+	 * would; then node 2's other CPUs fail their claims, and the pick ends.
+	 */
+	bitmap_zero(m->cpu[1][MAX_NODES], MAX_CPUS);
+	bitmap_zero(m->smt[1][MAX_NODES], MAX_CPUS);
+	__set_bit(9, m->cpu[1][MAX_NODES]);
+	bitmap_fill(allowed, m->nr_cpus);
+	KUNIT_EXPECT_EQ(test, sched_rust_idle_pick_in_node(&m->topo[1], allowed, 2, 0,
+							   SCX_IDLE_STATE_SMT_ACTIVE, &cursor), 9);
+	KUNIT_EXPECT_EQ(test, sched_rust_idle_pick(&m->topo[1], allowed, 2, 0,
+						   SCX_IDLE_STATE_SMT_ACTIVE, &cursor), -EBUSY);
+}
+
 /* Concurrent pickers on one set of masks, and a C writer of the masks. */
 #define RACE_THREADS	4
 #define RACE_CPUS	MAX_CPUS
@@ -504,6 +570,7 @@ static void idle_pick_concurrent_reset(struct kunit *test)
 
 static struct kunit_case idle_pick_cases[] = {
 	KUNIT_CASE(idle_pick_edges),
+	KUNIT_CASE(idle_pick_odd_input),
 	KUNIT_CASE_SLOW(idle_pick_random),
 	KUNIT_CASE_SLOW(idle_pick_concurrent),
 	KUNIT_CASE_SLOW(idle_pick_concurrent_updates),

@@ -159,8 +159,8 @@ impl Topology for Topo {
     fn smt_siblings(&self, cpu: u32) -> Option<&Bits> {
         self.siblings.get(cpu as usize).map(|v| v.as_slice())
     }
-    fn cpu_node(&self, cpu: u32) -> Option<u32> {
-        self.m.cpu_node.get(cpu as usize).copied()
+    fn cpu_node(&self, cpu: u32) -> Option<i32> {
+        self.m.cpu_node.get(cpu as usize).map(|&n| n as i32)
     }
     fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>> {
         let i = match node {

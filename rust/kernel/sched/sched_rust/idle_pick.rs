@@ -22,7 +22,10 @@
 //!   when SMT is active (giving up with `-EBUSY` under
 //!   [`PICK_IDLE_CORE`]), then any idle CPU; it retries when another picker
 //!   won the claim. Each failed claim removes the candidate (or its core)
-//!   from the mask it came from, so the retries end.
+//!   from the mask it came from, so the retries end; where it cannot (the
+//!   claim works on the masks of the CPU's node, and that is not the node
+//!   searched), idle.c would retry forever, and this picker gives up after
+//!   as many such failures as there are CPUs.
 //! - [`pick`] searches the start node first, stops there for the global
 //!   masks or under [`PICK_IDLE_IN_NODE`], and otherwise goes on through
 //!   the other online nodes in increasing distance.
@@ -50,6 +53,10 @@ use super::sync::{
 
 /// `-EBUSY`: no idle CPU could be claimed.
 pub const EBUSY: i32 = 16;
+
+/// `NUMA_NO_NODE`: a CPU of no node, whose idle bits are in the global
+/// masks.
+pub const NUMA_NO_NODE: i32 = -1;
 
 /// Pick flag: only CPUs of wholly idle cores (`SCX_PICK_IDLE_CORE`).
 pub const PICK_IDLE_CORE: u64 = 1 << 0;
@@ -95,8 +102,9 @@ pub trait Topology {
     /// The SMT siblings of `cpu` (`cpu_smt_mask()`); `None` for a CPU out of
     /// range.
     fn smt_siblings(&self, cpu: u32) -> Option<&Bits>;
-    /// The node of `cpu` (`cpu_to_node()`); `None` if out of range.
-    fn cpu_node(&self, cpu: u32) -> Option<u32>;
+    /// The node of `cpu` as `cpu_to_node()` gives it ([`NUMA_NO_NODE`] for
+    /// none); `None` for a CPU out of range.
+    fn cpu_node(&self, cpu: u32) -> Option<i32>;
     /// The idle masks of `node`; `None` for a node out of range.
     fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>>;
     /// Whether `node` is online.
@@ -209,16 +217,26 @@ fn any_and_distribute(a: &Bits, b: &Bits, nbits: u32, cursor: &Cursor) -> Option
     Some(found)
 }
 
-/// The masks a claim of `cpu` works on: its node's with per-node tracking,
-/// else the global ones.
+/// The node whose masks a claim of `cpu` works on, as
+/// `scx_cpu_node_if_enabled()`: with per-node tracking the CPU's node
+/// (`None`, the global masks, for `NUMA_NO_NODE`, as `idle_cpumask()`
+/// maps it), else `None`. `Err` for a CPU out of range or a node no CPU can
+/// have: no masks.
+#[inline]
+fn claim_node<T: Topology>(topo: &T, cpu: u32, state: u32) -> Result<Option<u32>, ()> {
+    if state & STATE_PER_NODE == 0 {
+        return Ok(None);
+    }
+    match topo.cpu_node(cpu).ok_or(())? {
+        NUMA_NO_NODE => Ok(None),
+        node => u32::try_from(node).map(Some).map_err(|_| ()),
+    }
+}
+
+/// The masks a claim of `cpu` works on (see [`claim_node`]).
 #[inline]
 fn masks_of_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> Option<IdleMasks<'_>> {
-    let node = if state & STATE_PER_NODE != 0 {
-        Some(topo.cpu_node(cpu)?)
-    } else {
-        None
-    };
-    topo.masks(node)
+    topo.masks(claim_node(topo, cpu, state).ok()?)
 }
 
 /// Claims `cpu`: `scx_idle_test_and_clear_cpu()`.
@@ -271,6 +289,9 @@ pub fn pick_in_node<T: Topology>(
         return -EBUSY;
     };
     let nbits = topo.nr_cpus();
+    // Failed claims of CPUs whose claim works on other masks than `node`'s
+    // (see below), bounded by the CPU count.
+    let mut foreign = 0u32;
     loop {
         let mut cpu = None;
         if state & STATE_SMT_ACTIVE != 0 {
@@ -287,6 +308,19 @@ pub fn pick_in_node<T: Topology>(
             // `cpu < nr_cpus <= i32::MAX` for any real topology.
             return i32::try_from(cpu).unwrap_or(-EBUSY);
         }
+        // A failed claim removed `cpu` (or its core) from the masks the
+        // claim works on. If those are not `node`'s (the CPU's node is not
+        // `node`: a per-node pick without per-node tracking, or `cpu_node`
+        // lagging the masks), `cpu` stays where it was found and idle.c's
+        // loop would find it forever. Go on to the other candidates, as
+        // idle.c does, but after as many such failures as there are CPUs
+        // every candidate left has failed so: give up.
+        if claim_node(topo, cpu, state) != Ok(node) {
+            foreign = foreign.wrapping_add(1);
+            if foreign > nbits {
+                return -EBUSY;
+            }
+        }
     }
 }
 
@@ -295,7 +329,8 @@ pub fn pick_in_node<T: Topology>(
 ///
 /// Searches `node` first. Stops there for the global masks (`node` is
 /// `None`) or under [`PICK_IDLE_IN_NODE`]; otherwise goes on through the
-/// other online nodes, nearest first. Returns the CPU or `-EBUSY`.
+/// other online nodes, nearest first. Returns the CPU or `-EBUSY`, at once
+/// for a start node that has no masks (out of range, or not possible).
 #[inline]
 pub fn pick<T: Topology>(
     topo: &T,
@@ -305,6 +340,11 @@ pub fn pick<T: Topology>(
     state: u32,
     cursor: &Cursor,
 ) -> i32 {
+    // A start node that has no masks has no idle CPU, and the search does
+    // not go on from it, as the C picker's first test.
+    if topo.masks(node).is_none() {
+        return -EBUSY;
+    }
     let cpu = pick_in_node(topo, allowed, node, flags, state, cursor);
     if cpu >= 0 {
         return cpu;

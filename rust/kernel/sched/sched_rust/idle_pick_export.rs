@@ -134,7 +134,7 @@ impl Topology for View<'_> {
     }
 
     #[inline]
-    fn cpu_node(&self, cpu: u32) -> Option<u32> {
+    fn cpu_node(&self, cpu: u32) -> Option<i32> {
         let cpu_node = self.topo.cpu_node;
         if cpu_node.is_null() || cpu >= self.topo.nr_cpus {
             return None;
@@ -143,8 +143,7 @@ impl Topology for View<'_> {
         // `cpu < nr_cpus`; its only writer, the glue, updates an entry with
         // `WRITE_ONCE()` when a CPU's node changes, and this is the
         // matching `READ_ONCE()`.
-        let node = unsafe { read_once_i32(cpu_node.add(cpu as usize)) };
-        u32::try_from(node).ok()
+        Some(unsafe { read_once_i32(cpu_node.add(cpu as usize)) })
     }
 
     #[inline]
