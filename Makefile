@@ -101,6 +101,8 @@ help:
 	@echo "             every sched_ext selftest and BPF scheduler with each idle picker"
 	@echo "steps:       deps kernel-src apply config build vm-test steal-bench pure-c cfi"
 	@echo "             inline (Rust inlined into its C callers: build, no-call proof, KUnit)"
+	@echo "             maxsmp (MAXSMP/NR_CPUS=8192/CPUMASK_OFFSTACK kernel: KUnit, steal checks,"
+	@echo "             sched_ext selftests with each picker)"
 	@echo "             scx (sched_ext boot: every selftest and BPF scheduler, C and Rust picker)"
 	@echo "             scx-soak (the schedulers alone, SCX_SOAK_SECONDS each), scx-mutant (a"
 	@echo "             planted bug in the Rust claim must fail the sched_ext tally)"
@@ -313,6 +315,24 @@ inline: apply
 	scripts/inline-proof.py $(INLINE_KOUT)
 	KOUT=$(INLINE_KOUT) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scripts/vm-kunit.sh
 	scripts/steal-report.py $(CACHE)/vm
+
+# The CPU configuration of x86 distributions (configs/maxsmp.config: MAXSMP,
+# NR_CPUS=8192, CPUMASK_OFFSTACK), in its own build folder, every sched-rust
+# option on, booted on the usual 2-node SMT guest: the KUnit suites and the
+# steal checks with both walks, then the sched_ext selftests (built against
+# this kernel) with both idle pickers. Not in make test: one more kernel.
+MAXSMP_KOUT ?= $(CACHE)/build-maxsmp
+MAXSMP_SCX_OUT ?= $(CACHE)/scx-selftests-maxsmp
+.PHONY: maxsmp
+maxsmp: STEAL_ROUNDS = 2
+maxsmp: apply
+	$(MAKE) --no-print-directory build KOUT=$(MAXSMP_KOUT) \
+		CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS) configs/maxsmp.config"
+	KOUT=$(MAXSMP_KOUT) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scripts/vm-kunit.sh
+	scripts/steal-report.py $(CACHE)/vm
+	KOUT=$(MAXSMP_KOUT) SCX_OUT=$(MAXSMP_SCX_OUT) scripts/scx-selftests-build.sh
+	KOUT=$(MAXSMP_KOUT) SCX_OUT=$(MAXSMP_SCX_OUT) SCX_SCHEDULERS=0 \
+		SCX_RESULTS=$(CACHE)/scx-maxsmp-results RESULTS= scripts/scx-vm.sh
 
 # The debug kernels (scripts/debug-kernel.sh, docs/testing.md): the VM kernel
 # with KASAN, then with KCSAN (Kconfig excludes the two), both with lockdep,

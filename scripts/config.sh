@@ -67,7 +67,9 @@ while IFS= read -r line; do
 	CONFIG_*=*) grep -qxF "$line" "$KOUT/.config" || {
 			echo "config: $line was dropped (missing dependency?)" >&2; bad=1; } ;;
 	esac
-done < <(grep -h '^CONFIG_' "${frags[@]}")
+done < <(grep -h '^CONFIG_' "${frags[@]}" |
+	# As merge_config.sh does, a later fragment's value of an option wins.
+	awk -F= '{ last[$1] = $0 } END { for (o in last) print last[o] }')
 [ $bad -eq 0 ] || { rm -f "$want.new"; exit 1; }
 
 mv "$want.new" "$want"

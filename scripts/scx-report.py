@@ -136,7 +136,7 @@ def main():
                 counts[key] += 1
                 rows.append({'kind': label, 'name': name, 'picker': p, 'result': key,
                              'detail': detail, 'output': output,
-                             **({'first_attempt': {'result': first[0], 'output': first[2]}}
+                             **({'first_attempt': {'result': first[0], 'detail': first[1], 'output': first[2]}}
                                 if first else {}),
                              **({'picks': mine, 'other_picks': other, 'seconds': secs}
                                 if mine is not None else {}),
@@ -155,13 +155,13 @@ def main():
             print(f'{name:<{width}}  {res["c"]:<8}  {res["rust"]:<11}  {details}')
     retried = [r for r in rows if 'first_attempt' in r]
     if retried:
-        print(f'\n* on a second attempt ({len(retried)}): the first attempt of the test did not pass')
+        print(f'\n* on a second attempt ({len(retried)}): its first attempt did not pass')
     for r in rows:
         if 'first_attempt' in r:
             out = [l for l in r['first_attempt']['output'] if l.strip() and not l.startswith(
                 ('TEST:', 'DESCRIPTION:', 'OUTPUT:', 'picker='))]
             print(f'\n{r["kind"]} {r["name"]}, {r["picker"]} picker, first attempt: '
-                  f'{r["first_attempt"]["result"]}')
+                  f'{r["first_attempt"]["result"]} ({r["first_attempt"]["detail"]})')
             print('\n'.join('    ' + l for l in out[-8:]))
         if r['result'] == 'pass':
             continue

@@ -54,7 +54,10 @@ struct scx_idle_masks {
 struct scx_idle_topo {
 	unsigned int nr_cpus;			/* nr_cpu_ids */
 	unsigned int nr_nodes;			/* nr_node_ids */
-	/* [nr_cpus]: the bits of cpu_smt_mask(cpu) */
+	/*
+	 * [nr_cpus]: the bits of cpu_smt_mask(cpu); an entry may be rewritten
+	 * (WRITE_ONCE()) while pickers run, so it is read with READ_ONCE()
+	 */
 	const unsigned long *const *smt_siblings;
 	const int *cpu_node;			/* [nr_cpus]: cpu_to_node() */
 	struct scx_idle_masks global;		/* NUMA_NO_NODE */
@@ -126,7 +129,8 @@ static inline bool scx_idle_topo_test_and_clear_cpu(const struct scx_idle_topo *
 	 * scx_pick_idle_cpu() from getting caught in an infinite loop.
 	 */
 	if (state & SCX_IDLE_STATE_SMT_ACTIVE) {
-		const unsigned long *smt = topo->smt_siblings[cpu];
+		/* idle.c refreshes the entry with WRITE_ONCE() */
+		const unsigned long *smt = READ_ONCE(topo->smt_siblings[cpu]);
 
 		/*
 		 * If offline, @cpu is not its own sibling and

@@ -24,6 +24,7 @@ use super::idle_pick::{
 };
 use super::sync::{
     read_once_i32,
+    read_once_ptr,
     Word, //
 };
 use kernel::{
@@ -64,9 +65,9 @@ impl<'a> View<'a> {
     /// bits), `smt_siblings` and `cpu_node` have `nr_cpus` entries, `nodes`
     /// has `nr_nodes` (a node's masks are both NULL or both valid),
     /// `node_order` is NULL or has `nr_nodes²` entries. Meanwhile, the view's
-    /// arrays are not rewritten except `cpu_node`'s entries (with
-    /// `WRITE_ONCE()`), and the words of its bitmaps are written by C in
-    /// whole words (see [`View::bits`]).
+    /// arrays are not rewritten except the entries of `cpu_node` and
+    /// `smt_siblings` (with `WRITE_ONCE()`), and the words of its bitmaps
+    /// are written by C in whole words (see [`View::bits`]).
     #[inline]
     unsafe fn new(topo: *const bindings::scx_idle_topo) -> Option<Self> {
         // SAFETY: the caller's contract: NULL or a live view.
@@ -129,7 +130,16 @@ impl Topology for View<'_> {
 
     #[inline]
     fn smt_siblings(&self, cpu: u32) -> Option<&Bits> {
-        let siblings = Self::entry(self.topo.smt_siblings, self.topo.nr_cpus, cpu)?;
+        let array = self.topo.smt_siblings;
+        if array.is_null() || cpu >= self.topo.nr_cpus {
+            return None;
+        }
+        // SAFETY: `smt_siblings` has `nr_cpus` entries (type invariant) and
+        // `cpu < nr_cpus`; its only writer, the glue, rewrites an entry with
+        // `WRITE_ONCE()` when it refreshes the view (enable, CPU hotplug:
+        // with `CPUMASK_OFFSTACK` the masks exist only after boot), and this
+        // is the matching `READ_ONCE()`.
+        let siblings = unsafe { read_once_ptr(array.add(cpu as usize)) };
         Some(self.bits(siblings))
     }
 

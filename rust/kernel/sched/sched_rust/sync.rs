@@ -198,3 +198,16 @@ pub unsafe fn read_once_i32(ptr: *const i32) -> i32 {
     // is that of `atomic_read()`, which is `READ_ONCE()`.
     unsafe { bindings::atomic_read(ptr.cast()) }
 }
+
+/// `READ_ONCE()` of the pointer at `ptr`.
+///
+/// # Safety
+///
+/// `ptr` is valid and aligned, and written only by `WRITE_ONCE()` (or
+/// atomics) meanwhile.
+#[inline]
+pub unsafe fn read_once_ptr<T>(ptr: *const *const T) -> *const T {
+    // SAFETY: the caller's contract is `Atomic::from_ptr()`'s, and a
+    // relaxed load is `READ_ONCE()`.
+    unsafe { Atomic::<*const T>::from_ptr(ptr.cast_mut()) }.load(Relaxed)
+}
