@@ -279,6 +279,15 @@ rustfmt:
 rustfmtcheck:
 	$(RUSTFMT) --check $(RUST_SOURCES)
 
+# $(call build_variant,KOUT,FRAGMENT): the VM kernel with one more config
+# fragment, in its own build folder.
+build_variant = $(MAKE) --no-print-directory build KOUT=$(1) \
+	CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS) $(2)"
+# $(call boot_both_walks,KOUT): one boot of that kernel, the KUnit suites and
+# the steal checks with the C and the Rust walk, then their report.
+boot_both_walks = KOUT=$(1) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scripts/vm-kunit.sh && \
+	scripts/steal-report.py $(CACHE)/vm
+
 # The same VM kernel with every sched-rust option off, in its own build
 # folder: it must build, boot, and steal with the C walk alone.
 PURE_C_KOUT ?= $(CACHE)/build-pure-c
@@ -295,10 +304,8 @@ pure-c: apply
 CFI_KOUT ?= $(CACHE)/build-cfi
 cfi: STEAL_ROUNDS = 2
 cfi: apply
-	$(MAKE) --no-print-directory build KOUT=$(CFI_KOUT) \
-		CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS) configs/cfi.config"
-	KOUT=$(CFI_KOUT) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scripts/vm-kunit.sh
-	scripts/steal-report.py $(CACHE)/vm
+	$(call build_variant,$(CFI_KOUT),configs/cfi.config)
+	$(call boot_both_walks,$(CFI_KOUT))
 
 # The Rust helpers inlined into their C callers (CONFIG_SCHED_RUST_INLINE,
 # patches/0013), in its own build folder: the proof from the objects'
@@ -310,11 +317,9 @@ cfi: apply
 INLINE_KOUT ?= $(CACHE)/build-inline
 inline: STEAL_ROUNDS = 2
 inline: apply
-	$(MAKE) --no-print-directory build KOUT=$(INLINE_KOUT) \
-		CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS) configs/inline.config"
+	$(call build_variant,$(INLINE_KOUT),configs/inline.config)
 	scripts/inline-proof.py $(INLINE_KOUT)
-	KOUT=$(INLINE_KOUT) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scripts/vm-kunit.sh
-	scripts/steal-report.py $(CACHE)/vm
+	$(call boot_both_walks,$(INLINE_KOUT))
 
 # The CPU configuration of x86 distributions (configs/maxsmp.config: MAXSMP,
 # NR_CPUS=8192, CPUMASK_OFFSTACK), in its own build folder, every sched-rust
@@ -326,10 +331,8 @@ MAXSMP_SCX_OUT ?= $(CACHE)/scx-selftests-maxsmp
 .PHONY: maxsmp
 maxsmp: STEAL_ROUNDS = 2
 maxsmp: apply
-	$(MAKE) --no-print-directory build KOUT=$(MAXSMP_KOUT) \
-		CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS) configs/maxsmp.config"
-	KOUT=$(MAXSMP_KOUT) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scripts/vm-kunit.sh
-	scripts/steal-report.py $(CACHE)/vm
+	$(call build_variant,$(MAXSMP_KOUT),configs/maxsmp.config)
+	$(call boot_both_walks,$(MAXSMP_KOUT))
 	KOUT=$(MAXSMP_KOUT) SCX_OUT=$(MAXSMP_SCX_OUT) scripts/scx-selftests-build.sh
 	KOUT=$(MAXSMP_KOUT) SCX_OUT=$(MAXSMP_SCX_OUT) SCX_SCHEDULERS=0 \
 		SCX_RESULTS=$(CACHE)/scx-maxsmp-results RESULTS= scripts/scx-vm.sh

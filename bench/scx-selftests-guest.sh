@@ -19,10 +19,10 @@ set -u
 
 out=${1:?usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]}
 runner=${2:?usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]}
-# Seconds a runner call may take before it counts as hung.
-tmo=${SCX_TEST_TIMEOUT:-300}
 mode=${3:?usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]}
 shift 3
+# Seconds a runner call may take before it counts as hung.
+tmo=${SCX_TEST_TIMEOUT:-300}
 features=/sys/kernel/debug/sched/features
 picks=/sys/kernel/debug/sched/ext_idle_picks
 log=$out/scx-$mode.txt
@@ -75,8 +75,9 @@ for t in "$@"; do
 	# which a test did not pass (the named one, or one that ran with it)
 	# runs once more, after a "retry" line that keeps the first attempt's
 	# result in the log: scx-report.py shows both.
-	if ! tail -n +$((n + 1)) "$log" | grep -qE "^ok [0-9]+ $t # " ||
-	   tail -n +$((n + 1)) "$log" | grep -qE "^not ok "; then
+	call=$(tail -n +$((n + 1)) "$log")
+	if ! printf '%s\n' "$call" | grep -qE "^ok [0-9]+ $t # " ||
+	   printf '%s\n' "$call" | grep -qE "^not ok "; then
 		echo "retry $t" >> "$log"
 		timeout "$tmo" "$runner" -t "$t" 2>&1 | progress
 	fi

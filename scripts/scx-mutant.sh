@@ -23,7 +23,7 @@ tests=${SCX_MUTANT_TESTS:-numa allowed_cpus select_cpu_dfl enq_select_cpu}
 
 grep -qF "$claim" "$file" ||
 	{ log "the claim in $file is not the one this script mutates"; exit 1; }
-sed -i "s/|w| w.test_and_clear_bit(bit)/|w| w.read() \& 1usize.wrapping_shl(bit % usize::BITS) != 0/" "$file"
+sed -i "s/$claim/|w| w.read() \& 1usize.wrapping_shl(bit % usize::BITS) != 0/" "$file"
 log "planted: test_and_clear_bit() in $file tests the bit and leaves it set"
 trap 'log "restoring the real picker"; make -C "$top" --no-print-directory build > /dev/null' EXIT
 

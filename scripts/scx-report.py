@@ -19,8 +19,9 @@ calls during it (sched/ext_idle_picks, patch 0011). A test during which the othe
 picker ran fails, and so does a picker that never ran during all of its
 selftests. The runner's -t matches substrings, so a test may run in the same
 runner call as the one named (select_cpu_dfl runs select_cpu_dfl_nodispatch
-too): such a test gets that call's counts, with "picks_of" naming the call. The scheduler lines carry their own check
-(bench/scx-scheds-guest.sh).
+too): such a test gets that call's counts, with "picks_of" naming the call.
+The scheduler lines carry their own check (bench/scx-scheds-guest.sh); their
+log has the same "retry" and "picks" lines, one "picks" per scheduler.
 
 Prints a table (item, result with C, result with Rust, details), the output
 of every test that did not pass, and ends with "N passed, N failed,

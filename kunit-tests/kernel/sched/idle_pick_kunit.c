@@ -259,20 +259,34 @@ static void idle_pick_random(struct kunit *test)
  * (not its own sibling), node 1 is farther from 0 than node 2 in a 3-node
  * table, and the walk must cross to node 2 first.
  */
-static void idle_pick_edges(struct kunit *test)
+/*
+ * The machine of the edge cases: 3 nodes of 2 cores of 2 threads (node n:
+ * CPUs 4n..4n+3), every CPU idle and its own sibling, every node online;
+ * and an empty allowed mask.
+ */
+static struct machine *edge_machine(struct kunit *test, u32 seed,
+				    unsigned long **allowed)
 {
 	struct machine *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
-	unsigned long *allowed = kunit_kcalloc(test, WORDS, sizeof(long), GFP_KERNEL);
+
+	*allowed = kunit_kcalloc(test, WORDS, sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_NOT_NULL(test, *allowed);
+	prandom_seed_state(&rnd, seed);
+	machine_build(test, m, 3, 2, 2, 100);
+	bitmap_fill(m->online, 3);
+	machine_plain_siblings(m);
+	return m;
+}
+
+static void idle_pick_edges(struct kunit *test)
+{
+	unsigned long *allowed;
+	struct machine *m = edge_machine(test, 1, &allowed);
 	const unsigned int smt_node = SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE;
 	unsigned int cursor = 0, cpu;
 
-	KUNIT_ASSERT_NOT_NULL(test, m);
-	KUNIT_ASSERT_NOT_NULL(test, allowed);
-	prandom_seed_state(&rnd, 1);
-	machine_build(test, m, 3, 2, 2, 100);
-	/* Every node online; CPU 1 offline; distances 0->1: 30, 0->2: 20. */
-	bitmap_fill(m->online, 3);
-	machine_plain_siblings(m);
+	/* CPU 1 offline; distances 0->1: 30, 0->2: 20. */
 	bitmap_zero(m->siblings[1], MAX_CPUS);
 	__set_bit(0, m->siblings[1]);
 	m->distance[1] = 30;
@@ -341,18 +355,11 @@ static void idle_pick_edges(struct kunit *test)
  */
 static void idle_pick_odd_input(struct kunit *test)
 {
-	struct machine *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
-	unsigned long *allowed = kunit_kcalloc(test, WORDS, sizeof(long), GFP_KERNEL);
+	unsigned long *allowed;
+	struct machine *m = edge_machine(test, 3, &allowed);
 	const unsigned int smt_node = SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE;
 	unsigned int cursor = 0, copy, cpu;
 
-	KUNIT_ASSERT_NOT_NULL(test, m);
-	KUNIT_ASSERT_NOT_NULL(test, allowed);
-	prandom_seed_state(&rnd, 3);
-	/* 3 nodes of 2 cores of 2 threads (node n: CPUs 4n..4n+3), all idle. */
-	machine_build(test, m, 3, 2, 2, 100);
-	bitmap_fill(m->online, 3);
-	machine_plain_siblings(m);
 	bitmap_fill(allowed, m->nr_cpus);
 
 	/* A start node without masks: -EBUSY, no walk to the others. */

@@ -285,9 +285,23 @@ pub fn pick_in_node<T: Topology>(
     state: u32,
     cursor: &Cursor,
 ) -> i32 {
-    let Some(masks) = topo.masks(node) else {
-        return -EBUSY;
-    };
+    match topo.masks(node) {
+        Some(masks) => pick_in_masks(topo, masks, allowed, node, flags, state, cursor),
+        None => -EBUSY,
+    }
+}
+
+/// [`pick_in_node`] on `masks`, the masks of `node`.
+#[inline]
+fn pick_in_masks<T: Topology>(
+    topo: &T,
+    masks: IdleMasks<'_>,
+    allowed: &Bits,
+    node: Option<u32>,
+    flags: u64,
+    state: u32,
+    cursor: &Cursor,
+) -> i32 {
     let nbits = topo.nr_cpus();
     // Failed claims of CPUs whose claim works on other masks than `node`'s
     // (see below), bounded by the CPU count.
@@ -342,10 +356,10 @@ pub fn pick<T: Topology>(
 ) -> i32 {
     // A start node that has no masks has no idle CPU, and the search does
     // not go on from it, as the C picker's first test.
-    if topo.masks(node).is_none() {
+    let Some(masks) = topo.masks(node) else {
         return -EBUSY;
-    }
-    let cpu = pick_in_node(topo, allowed, node, flags, state, cursor);
+    };
+    let cpu = pick_in_masks(topo, masks, allowed, node, flags, state, cursor);
     if cpu >= 0 {
         return cpu;
     }
