@@ -337,6 +337,21 @@ maxsmp: apply
 	KOUT=$(MAXSMP_KOUT) SCX_OUT=$(MAXSMP_SCX_OUT) SCX_SCHEDULERS=0 \
 		SCX_RESULTS=$(CACHE)/scx-maxsmp-results RESULTS= scripts/scx-vm.sh
 
+# A 32-bit ARM kernel (configs/arm32.config: ARMv7, multi_v7's platform
+# part), every sched-rust option that ARM allows on, KUnit and sched_ext
+# included, in its own build folder; build only (no 32-bit guest here).
+# The Rust object must link no panic path on 32-bit either (usize is 32
+# bits there). Not in make test: one more kernel.
+ARM32_KOUT ?= $(CACHE)/build-arm32
+.PHONY: arm32
+arm32: apply
+	$(LOCK) env ARCH=arm KOUT=$(ARM32_KOUT) \
+		scripts/config.sh configs/arm32.config configs/sched-rust.config
+	$(LOCK) $(MAKE) --no-print-directory -C $(TOP) arm32-kmake
+	KOUT=$(ARM32_KOUT) scripts/check-panics.sh
+arm32-kmake:
+	$(KMAKE) ARCH=arm KOUT=$(ARM32_KOUT) O=$(ARM32_KOUT) vmlinux
+
 # The debug kernels (scripts/debug-kernel.sh, docs/testing.md): the VM kernel
 # with KASAN, then with KCSAN (Kconfig excludes the two), both with lockdep,
 # DEBUG_ATOMIC_SLEEP and UBSAN, each in its own build folder, booted with

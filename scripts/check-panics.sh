@@ -35,7 +35,7 @@ fi
 # Which functions call them? Disassemble and attribute each call site.
 callers=$($objdump -d --no-show-raw-insn --demangle -r "$obj" | awk -v re="$panic_re" '
 	/^[0-9a-f]+ <.*>:$/ { fn = $0; sub(/^[0-9a-f]+ </, "", fn); sub(/>:$/, "", fn) }
-	tolower($0) ~ re && /R_X86_64_(PLT|PC)32/ { print fn }' | sort -u)
+	tolower($0) ~ re && /R_(X86_64_(PLT|PC)32|ARM_(CALL|JUMP24|THM_CALL|THM_JUMP24))/ { print fn }' | sort -u)
 offenders=$(grep -v -e '::tests::' -e 'kunit' <<<"$callers" || true)
 if [ -n "$offenders" ]; then
 	echo "check-panics: FAIL: these functions can panic:" >&2

@@ -608,6 +608,20 @@ static u64 ns_per_op_x100(u64 ns, unsigned int reps, unsigned int ops)
 	return div64_u64(ns * 100, (u64)reps * ops);
 }
 
+/*
+ * " <x / scale>.<x % scale>", the two parts width and digits wide: a ratio
+ * in thousandths as 1.234, a time in hundredths of ns as 12.34. The 64-bit
+ * division goes through div_u64_rem(): a plain one does not link on 32-bit
+ * kernels (no __aeabi_uldivmod in the kernel).
+ */
+static void seq_put_fixed(struct seq_file *m, u64 x, u32 scale, int width, int digits)
+{
+	u32 rem;
+	u64 whole = div_u64_rem(x, scale, &rem);
+
+	seq_printf(m, " %*llu.%0*u", width, whole, digits, rem);
+}
+
 /* Ratios are kept in thousandths: 1000 means Rust and C took as long. */
 static void bench_one(struct seq_file *m, const struct bench_op *op,
 		      struct sparsemask *mask, unsigned int n, u64 batch_ns,
@@ -643,19 +657,16 @@ static void bench_one(struct seq_file *m, const struct bench_op *op,
 	rust_med = median_of(b->rust_ns, q, n);
 	median_of(b->ratio, q, n);	/* leaves the ratios sorted in q */
 
+	seq_printf(m, "%-22s", op->name);
+	seq_put_fixed(m, q[n / 2], 1000, 6, 3);
+	seq_put_fixed(m, q[n / 4], 1000, 6, 3);
+	seq_put_fixed(m, q[3 * n / 4], 1000, 6, 3);
+	seq_put_fixed(m, q[0], 1000, 6, 3);
+	seq_put_fixed(m, q[n - 1], 1000, 6, 3);
+	seq_put_fixed(m, ns_per_op_x100(c_med, reps, op->ops), 100, 8, 2);
+	seq_put_fixed(m, ns_per_op_x100(rust_med, reps, op->ops), 100, 8, 2);
 	/* Both sides computed the same things, or the comparison is void. */
-	seq_printf(m, "%-22s %6llu.%03llu %6llu.%03llu %6llu.%03llu %6llu.%03llu %6llu.%03llu %8llu.%02llu %8llu.%02llu %6u %s\n",
-		   op->name,
-		   q[n / 2] / 1000, q[n / 2] % 1000,
-		   q[n / 4] / 1000, q[n / 4] % 1000,
-		   q[3 * n / 4] / 1000, q[3 * n / 4] % 1000,
-		   q[0] / 1000, q[0] % 1000,
-		   q[n - 1] / 1000, q[n - 1] % 1000,
-		   ns_per_op_x100(c_med, reps, op->ops) / 100,
-		   ns_per_op_x100(c_med, reps, op->ops) % 100,
-		   ns_per_op_x100(rust_med, reps, op->ops) / 100,
-		   ns_per_op_x100(rust_med, reps, op->ops) % 100,
-		   reps * op->ops,
+	seq_printf(m, " %6u %s\n", reps * op->ops,
 		   c_sink == rust_sink ? "same-results" : "RESULTS-DIFFER");
 	if (raw)
 		for (r = 0; r < n; r++)

@@ -233,7 +233,10 @@ mod tests {
         }
         assert_eq!(header_values(0, 0), Some((0, 0)));
         assert_eq!(header_values(100, 3), Some((100, 3)));
-        assert_eq!(header_values(i16::MAX, 6), Some((32767, DENSITY_MAX)));
+        assert_eq!(
+            header_values(i16::MAX, DENSITY_MAX as i16),
+            Some((32767, DENSITY_MAX))
+        );
     }
 
     #[test]
@@ -263,17 +266,22 @@ mod tests {
 
     #[test]
     fn density_max_uses_whole_words() {
-        let mut s = storage(100, 6);
+        // At DENSITY_MAX a chunk holds one word of elements: 64, or 32 on
+        // 32-bit kernels.
+        const WORD: c_int = usize::BITS as c_int;
+        let nelems = WORD + 36;
+        let mut s = storage(nelems as i16, DENSITY_MAX as i16);
         let mask = raw(&mut s);
-        // SAFETY: 100 elements at density 6 need 2 chunks; 13 are there.
+        // SAFETY: `nelems` elements at DENSITY_MAX need 2 chunks; 13 are
+        // there.
         unsafe {
-            sched_rust_sparsemask_set_elem(mask, 63);
-            sched_rust_sparsemask_set_elem(mask, 64);
-            assert_eq!(sched_rust_sparsemask_next(mask, 64, -1), 64);
-            assert_eq!(sched_rust_sparsemask_next(mask, 64, 64), 63);
-            assert_eq!(sched_rust_sparsemask_next(mask, 64, 63), 100);
+            sched_rust_sparsemask_set_elem(mask, WORD - 1);
+            sched_rust_sparsemask_set_elem(mask, WORD);
+            assert_eq!(sched_rust_sparsemask_next(mask, WORD, -1), WORD);
+            assert_eq!(sched_rust_sparsemask_next(mask, WORD, WORD), WORD - 1);
+            assert_eq!(sched_rust_sparsemask_next(mask, WORD, WORD - 1), nelems);
         }
-        assert_eq!(s.chunks.first().map(Chunk::load), Some(1 << 63));
+        assert_eq!(s.chunks.first().map(Chunk::load), Some(1 << (WORD - 1)));
         assert_eq!(s.chunks.get(1).map(Chunk::load), Some(1));
     }
 }
