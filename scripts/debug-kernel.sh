@@ -78,4 +78,4 @@ for variant in "$@"; do
 	rm -rf "$kout/vm-logs" && cp -r "$CACHE/vm" "$kout/vm-logs"
 done
 summary
-echo "debug-kernel: $* clean: every suite passed, no checker report"
+echo "debug-kernel: $* clean: every suite passed, no checker report (KCSAN: none beyond scripts/kcsan-accepted.txt)"
