@@ -103,6 +103,7 @@ help:
 	@echo "             inline (Rust inlined into its C callers: build, no-call proof, KUnit)"
 	@echo "             maxsmp (MAXSMP/NR_CPUS=8192/CPUMASK_OFFSTACK kernel: KUnit, steal checks,"
 	@echo "             sched_ext selftests with each picker)"
+	@echo "             arm32 (32-bit ARMv7 kernel, every option ARM allows: build, no-panic check)"
 	@echo "             scx (sched_ext boot: every selftest and BPF scheduler, C and Rust picker)"
 	@echo "             scx-soak (the schedulers alone, SCX_SOAK_SECONDS each), scx-mutant (a"
 	@echo "             planted bug in the Rust claim must fail the sched_ext tally)"
@@ -112,7 +113,8 @@ help:
 	@echo "             bench-uml (the in-kernel C-vs-Rust benchmark in a UML kernel, host CPU)"
 	@echo "             bench (bench-uml + bench-userspace -> docs/benchmarks.md, docs/benchmarks.png)"
 	@echo "             debug-kernel (KASAN, then KCSAN kernel, both with lockdep, UBSAN,"
-	@echo "             DEBUG_ATOMIC_SLEEP: KUnit + hackbench C/Rust, any report fails;"
+	@echo "             DEBUG_ATOMIC_SLEEP: KUnit + hackbench C/Rust, any report fails"
+	@echo "             but KCSAN's of upstream's racy C in scripts/kcsan-accepted.txt;"
 	@echo "             debug-kernel-kasan / debug-kernel-kcsan run one)"
 	@echo "             userspace-test clippy rustfmt rustfmtcheck check-panics"
 	@echo "             lint = clippy-kernel (kernel clippy on our crate) + checkpatch"
@@ -347,10 +349,10 @@ ARM32_KOUT ?= $(CACHE)/build-arm32
 arm32: apply
 	$(LOCK) env ARCH=arm KOUT=$(ARM32_KOUT) \
 		scripts/config.sh configs/arm32.config configs/sched-rust.config
-	$(LOCK) $(MAKE) --no-print-directory -C $(TOP) arm32-kmake
+	$(LOCK) $(MAKE) --no-print-directory -C $(TOP) arm32-kmake KOUT=$(ARM32_KOUT)
 	KOUT=$(ARM32_KOUT) scripts/check-panics.sh
 arm32-kmake:
-	$(KMAKE) ARCH=arm KOUT=$(ARM32_KOUT) O=$(ARM32_KOUT) vmlinux
+	$(KMAKE) ARCH=arm vmlinux
 
 # The debug kernels (scripts/debug-kernel.sh, docs/testing.md): the VM kernel
 # with KASAN, then with KCSAN (Kconfig excludes the two), both with lockdep,
@@ -511,7 +513,7 @@ test: deps
 	scripts/run-tests.sh
 
 clean:
-	rm -rf $(KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(INLINE_KOUT) $(UM_KOUT) $(DEBUG_KOUT) $(DEBUG_KCSAN_KOUT) $(CACHE)/vm $(SCX_OUT) $(SCX_SCHEDS_OUT) $(RESULTS)
+	rm -rf $(KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(INLINE_KOUT) $(MAXSMP_KOUT) $(ARM32_KOUT) $(UM_KOUT) $(DEBUG_KOUT) $(DEBUG_KCSAN_KOUT) $(CACHE)/vm $(SCX_OUT) $(SCX_SCHEDS_OUT) $(RESULTS)
 	cd rust && cargo clean
 
 distclean:
