@@ -61,6 +61,7 @@ rotate() {
 	echo $front $back
 }
 
+boot_features=$(cat "$features")
 echo "modes=$modes" > "$runs"
 echo "hackbench $args, $rounds rounds per mode, $(nproc) CPUs" > "$out/steal-setup.txt"
 # One untimed run first: it loads hackbench and warms the guest's caches,
@@ -86,6 +87,6 @@ while [ "$round" -le "$rounds" ]; do
 	done
 	round=$((round + 1))
 done
-# Leave the defaults behind.
-set_mode "$(echo "$modes" | awk '{ print $NF }')"
+# Leave the features as the boot had them (STEAL is off by default).
+for f in $boot_features; do echo "$f" > "$features"; done
 cat "$features" > "$out/steal-features.txt"
