@@ -412,10 +412,11 @@ static void idle_pick_odd_input(struct kunit *test)
 /*
  * The node order at the kernel's MAX_NUMNODES (1024 with MAXSMP's
  * NODES_SHIFT=10): every row is a permutation of the nodes sorted by
- * (distance, id). Row r has distance MAX_NUMNODES - m to node m, except 10
- * to itself, and every third node shares a distance with its neighbour: a
- * descending row, the worst case of the insertion sort this replaced
- * (O(n^3): about 5 * 10^8 steps at 1024 nodes), with ties.
+ * (distance, id). Row r has distance 20 + MAX_NUMNODES - m to node m,
+ * except 10 to itself, and one more for every third node, which then ties
+ * with the node before it: a descending row, the worst case of the
+ * insertion sort this replaced (O(n^3): about 5 * 10^8 comparisons at 1024
+ * nodes), with ties.
  */
 static void idle_pick_node_order_max_nodes(struct kunit *test)
 {

@@ -446,7 +446,8 @@ pub fn sort_nodes_by_key<K: Ord>(row: &mut [u16], mut key: impl FnMut(u16) -> K)
 
 /// Fills `row` with the nodes `0..nodes` sorted by `(dist[node], node)`:
 /// by distance, ties by id. O(n log n) (it was an insertion sort, O(n^2) a
-/// row and O(n^3) for the whole order: about 10^9 steps at 1024 nodes).
+/// row and O(n^3) for the whole order: about 5 * 10^8 comparisons at 1024
+/// nodes on a table whose rows are in descending order).
 fn sort_row(row: &mut [u16], dist: &[u32], nodes: u16) {
     for (slot, id) in row.iter_mut().zip(0..nodes) {
         *slot = id;
