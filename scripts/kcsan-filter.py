@@ -6,7 +6,8 @@ Usage: kcsan-filter.py ACCEPTED LOG > FILTERED
 
 ACCEPTED (scripts/kcsan-accepted.txt) names functions, one per line, with
 the reason ("function | why"). A report ("BUG: KCSAN: ..." up to its closing
-line of '=') is accepted when each of its stacks (one per racing access, or
+line of '=', which it must have, with no other BUG: or WARNING: line inside)
+is accepted when each of its stacks (one per racing access, or
 one for a race of unknown origin) has a frame in a named function; it is
 then printed as "kcsan-accepted: <title> [<function>: <why>]", without the
 "BUG:" that vm-kunit.sh looks for. Every other line, and every other report,
@@ -64,14 +65,17 @@ def main():
         block = [STAMP.sub('', x) for x in lines[i:j + 1]]
         st = stacks(block)
         hits = [next((fn for fn in s if fn in why), None) for s in st]
-        if st and all(hits):
+        # Only a whole report, with nothing else of note printed inside it
+        # (a console interleaves other CPUs' lines), is ever folded.
+        closed = j < len(lines)
+        alone = not any('BUG:' in x or 'WARNING:' in x for x in block[1:])
+        if closed and alone and st and all(hits):
             title = STAMP.sub('', lines[i]).replace('BUG: KCSAN: ', '').strip()
             out.append('kcsan-accepted: %s [%s: %s]' % (title, hits[0], why[hits[0]]))
             accepted += 1
-            i = j + 1
         else:
             out.extend(lines[i:j + 1])
-            i = j + 1
+        i = j + 1
     print('\n'.join(out))
     print('kcsan-filter: %s: %d accepted KCSAN report(s)' % (sys.argv[2], accepted), file=sys.stderr)
 

@@ -257,11 +257,6 @@ static void idle_pick_random(struct kunit *test)
 }
 
 /*
- * Hand-made: 2 nodes of 2 cores of 2 threads, all idle; CPU 1 is offline
- * (not its own sibling), node 1 is farther from 0 than node 2 in a 3-node
- * table, and the walk must cross to node 2 first.
- */
-/*
  * The machine of the edge cases: 3 nodes of 2 cores of 2 threads (node n:
  * CPUs 4n..4n+3), every CPU idle and its own sibling, every node online;
  * and an empty allowed mask.
@@ -281,6 +276,11 @@ static struct machine *edge_machine(struct kunit *test, u32 seed,
 	return m;
 }
 
+/*
+ * Hand-made, on the edge machine: CPU 1 is offline (not its own sibling),
+ * node 1 is farther from 0 than node 2, and the walk must cross to node 2
+ * first.
+ */
 static void idle_pick_edges(struct kunit *test)
 {
 	unsigned long *allowed;
