@@ -205,10 +205,19 @@ SERIES_OFF_KOUT     ?= $(CACHE)/build-series-off
 SERIES_ON_KOUT      ?= $(CACHE)/build-series-on
 SERIES_BISECT_KOUT  ?= $(CACHE)/build-series-bisect
 SERIES_OFF_FRAGMENTS ?= configs/vm-base.config configs/pure-c.config
+# Options off == upstream (scripts/series-objcmp.sh): the objects of the
+# files the series touches, built at the series' base and at its end with
+# one configuration that leaves every sched-rust option off (their default).
+SERIES_BASE_KOUT    ?= $(CACHE)/build-series-base
+SERIES_CMP_KOUT     ?= $(CACHE)/build-series-cmp
+SERIES_CMP_FRAGMENTS ?= configs/vm-base.config configs/sched-ext.config
+SERIES_CMP_OBJS     ?= kernel/sched/core.o kernel/sched/fair.o kernel/sched/build_policy.o \
+	kernel/sched/build_utility.o rust/helpers/helpers.o
 SERIES_ON_FRAGMENTS  ?= $(CONFIG_FRAGMENTS)
 LOCK = flock $(CACHE)/build.lock
 export SERIES_DIR
-.PHONY: series series-check series-check-builds series-bisect series-checkpatch series-kbuild series-kmake
+.PHONY: series series-check series-check-builds series-objcmp series-bisect series-checkpatch series-kbuild \
+	series-kmake
 
 series: deps
 	scripts/series.sh make
@@ -226,7 +235,16 @@ series-kmake:
 series-check: series
 	scripts/series.sh am
 	$(LOCK) $(MAKE) --no-print-directory series-check-builds
-	@echo "series-check: ok: the posted files apply with git am and build with all options off and on"
+	$(MAKE) --no-print-directory series-objcmp
+	@echo "series-check: ok: the posted files apply with git am, build with all options off and on," \
+		"and with all options off the scheduler's object code is the base's"
+
+# Needs series.sh am (make series-check runs it first).
+series-objcmp:
+	SERIES_BASE_KOUT=$(SERIES_BASE_KOUT) SERIES_CMP_KOUT=$(SERIES_CMP_KOUT) \
+		SERIES_CMP_FRAGMENTS="$(SERIES_CMP_FRAGMENTS)" SERIES_CMP_OBJS="$(SERIES_CMP_OBJS)" \
+		SERIES_KMAKE="$(LOCK) $(MAKE) --no-print-directory -C $(TOP) series-kmake" \
+		scripts/series-objcmp.sh
 
 series-check-builds:
 	@echo "series-check: build with every sched-rust option off ($(SERIES_OFF_KOUT))"

@@ -237,6 +237,94 @@ static __noinline unsigned long rust_idle_hit(struct bench *b) { return idle_bat
 struct asym_machine {
 	struct bench *b;
 	const bool *idle;
+	const struct asym_fit_task *task;	/* the C body's uclamp_used() */
+	bool cleared;				/* the C body's clear_idle_cores() */
+};
+
+static bool asym_core_idle(const struct asym_machine *m, int cpu)
+{
+	int core = cpu & ~1, sibling;
+
+	for (sibling = core; sibling < core + 2; sibling++)
+		if (sibling != cpu && !m->idle[sibling])
+			return false;
+	return true;
+}
+
+/* The C body's accessors (fair.c passes the run queues' ones). */
+static unsigned long asym_m_capacity(void *ctx, int cpu)
+{
+	return ((struct asym_machine *)ctx)->b->capacity[cpu];
+}
+
+static unsigned long asym_m_capacity_orig(void *ctx, int cpu)
+{
+	return ((struct asym_machine *)ctx)->b->capacity_orig[cpu];
+}
+
+static unsigned long asym_m_actual(void *ctx, int cpu)
+{
+	return ((struct asym_machine *)ctx)->b->actual[cpu];
+}
+
+static bool asym_m_core_idle(void *ctx, int cpu)
+{
+	return asym_core_idle(ctx, cpu);
+}
+
+static bool asym_m_idle(void *ctx, int cpu)
+{
+	return ((struct asym_machine *)ctx)->idle[cpu];
+}
+
+static bool asym_m_uclamp_used(void *ctx)
+{
+	return ((struct asym_machine *)ctx)->task->uclamp_used;
+}
+
+static bool asym_m_smt_active(void *ctx)
+{
+	return true;
+}
+
+static void asym_m_clear_idle_cores(void *ctx, int target)
+{
+	((struct asym_machine *)ctx)->cleared = true;
+}
+
+static const struct asym_cpu_ops asym_machine_ops = {
+	.capacity = asym_m_capacity, .capacity_orig = asym_m_capacity_orig,
+	.actual_capacity = asym_m_actual, .core_idle = asym_m_core_idle,
+	.idle = asym_m_idle, .uclamp_used = asym_m_uclamp_used,
+	.smt_active = asym_m_smt_active, .clear_idle_cores = asym_m_clear_idle_cores,
+};
+
+/* "fits cpu": the views filled in advance. */
+static unsigned long asym_v_capacity(void *ctx, int cpu)
+{
+	return ((struct asym_machine *)ctx)->b->views[cpu].capacity;
+}
+
+static unsigned long asym_v_capacity_orig(void *ctx, int cpu)
+{
+	return ((struct asym_machine *)ctx)->b->views[cpu].capacity_orig;
+}
+
+static unsigned long asym_v_actual(void *ctx, int cpu)
+{
+	return ((struct asym_machine *)ctx)->b->views[cpu].actual_capacity;
+}
+
+static bool asym_v_core_idle(void *ctx, int cpu)
+{
+	return ((struct asym_machine *)ctx)->b->views[cpu].core_idle;
+}
+
+static const struct asym_cpu_ops asym_view_ops = {
+	.capacity = asym_v_capacity, .capacity_orig = asym_v_capacity_orig,
+	.actual_capacity = asym_v_actual, .core_idle = asym_v_core_idle,
+	.idle = asym_m_idle, .uclamp_used = asym_m_uclamp_used,
+	.smt_active = asym_m_smt_active, .clear_idle_cores = asym_m_clear_idle_cores,
 };
 
 static const struct asym_fit_task asym_small_task = {
@@ -255,7 +343,6 @@ static bool asym_view(void *arg, int cpu, unsigned int want, struct asym_cpu_vie
 {
 	const struct asym_machine *m = arg;
 	const struct bench *b = m->b;
-	int core = cpu & ~1, sibling;
 
 	if (!m->idle[cpu])
 		return false;
@@ -264,22 +351,15 @@ static bool asym_view(void *arg, int cpu, unsigned int want, struct asym_cpu_vie
 		view->capacity_orig = b->capacity_orig[cpu];
 		view->actual_capacity = b->actual[cpu];
 	}
-	if (want & ASYM_VIEW_CORE) {
-		view->core_idle = true;
-		for (sibling = core; sibling < core + 2; sibling++) {
-			if (sibling != cpu && !m->idle[sibling]) {
-				view->core_idle = false;
-				break;
-			}
-		}
-	}
+	if (want & ASYM_VIEW_CORE)
+		view->core_idle = asym_core_idle(m, cpu);
 	return true;
 }
 
 static __always_inline unsigned long asym_scan_batch(struct bench *b, const bool *idle,
 						     int repeat, bool rust)
 {
-	struct asym_machine m = { b, idle };
+	struct asym_machine m = { b, idle, &asym_small_task, false };
 	struct asym_scan scan = {
 		.cpus = b->asym_cpus, .nbits = b->cpus, .has_idle_core = true,
 	};
@@ -292,9 +372,16 @@ static __always_inline unsigned long asym_scan_batch(struct bench *b, const bool
 			if (rust)
 				cpu = sched_rust_select_idle_capacity(&asym_small_task, &scan,
 								      asym_view, &m, &clear);
-			else
-				cpu = asym_select_idle_capacity(&asym_small_task, &scan,
-								asym_view, &m, &clear);
+			else {
+				m.cleared = false;
+				cpu = __select_idle_capacity(&asym_machine_ops, &m, b->asym_cpus,
+							     b->cpus, scan.target,
+							     asym_small_task.util,
+							     asym_small_task.uclamp_min,
+							     asym_small_task.uclamp_max, INT_MAX,
+							     scan.has_idle_core);
+				clear = m.cleared;
+			}
 			sum += 2 * (cpu + 1) + clear;
 		}
 	}
@@ -323,6 +410,7 @@ static __noinline unsigned long rust_asym_first(struct bench *b)
 
 static __always_inline unsigned long asym_fits_batch(struct bench *b, bool rust)
 {
+	struct asym_machine m = { b, NULL, NULL, false };
 	const struct asym_fit_task *task;
 	unsigned long sum = 0;
 	int r, cpu;
@@ -330,11 +418,13 @@ static __always_inline unsigned long asym_fits_batch(struct bench *b, bool rust)
 
 	for (r = 0; r < REPEAT; r++) {
 		task = &asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)];
+		m.task = task;
 		for (cpu = 0; cpu < b->cpus; cpu++) {
 			if (rust)
 				fits = sched_rust_asym_fits_cpu(task, true, &b->views[cpu]);
 			else
-				fits = asym_fits_cpu_view(task, true, &b->views[cpu]);
+				fits = __asym_fits_cpu(&asym_view_ops, &m, task->util,
+						       task->uclamp_min, task->uclamp_max, cpu);
 			sum += fits * (cpu + 1);
 		}
 	}

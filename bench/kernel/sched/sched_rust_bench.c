@@ -328,10 +328,11 @@ static bool idle_bench_init(void) { return true; }
  * 64-127 of 1024, less a little RT/IRQ pressure (capacity_of()) and HW
  * pressure (the actual capacity), varying by CPU so that the best-capacity
  * tie-break has work to do. One call per select_idle_capacity(): the C scan
- * of asym_fit.h inlines into the loop and calls its constant view callback
- * directly (clang does not inline the callback, here as in fair.c); the
- * Rust scan is one call across the boundary and an indirect call per CPU
- * it reaches.
+ * is fair.c's own body (asym_fit.h's __select_idle_capacity()), inlined
+ * into the loop with a constant table of accessors over the machine, as
+ * fair.c inlines it with the run queues' accessors; the Rust scan is one
+ * call across the boundary and an indirect call per CPU it reaches, to a
+ * view callback that reads the same machine.
  *
  * "scan full": on every core one sibling is busy, yet the idle-cores hint
  * is set (a stale hint, which the scan clears): no CPU is on a preferred
@@ -340,8 +341,9 @@ static bool idle_bench_init(void) { return true; }
  * "scan first": every CPU is idle; the task fits the target, on an idle
  * core, and the scan returns at the first CPU it reaches.
  * "fits cpu": asym_fits_cpu()'s test with SMT active on views filled in
- * advance (fair.c fills one per call; that cost is C's on both sides), for
- * four tasks: small, big (fits only 1024), boosted by uclamp_min past the
+ * advance (the Rust path fills one per call in fair.c, a cost on the C
+ * side of the boundary; the C body reads the same views through its
+ * accessors), for four tasks: small, big (fits only 1024), boosted by uclamp_min past the
  * little CPUs, too big for any CPU.
  */
 #define ASYM_CPUS		128
@@ -375,12 +377,117 @@ static const struct asym_fit_task asym_fits_tasks[4] = {
 	{ .util = 900, .uclamp_max = SCHED_CAPACITY_SCALE, .uclamp_used = true },
 };
 
+/* The C body's accessors over a machine and a task. */
+struct asym_bench_ctx {
+	const struct asym_bench *b;
+	const struct asym_fit_task *task;
+	const struct asym_cpu_view *views;	/* "fits cpu" */
+	bool cleared;
+};
+
+static bool asym_bench_core_idle(const struct asym_bench *b, int cpu)
+{
+	int core = cpu & ~(ASYM_THREADS - 1), sibling;
+
+	for (sibling = core; sibling < core + ASYM_THREADS; sibling++)
+		if (sibling != cpu && !b->idle[sibling])
+			return false;
+	return true;
+}
+
+static __always_inline struct asym_bench_ctx *bench_ctx(void *ctx)
+{
+	return ctx;
+}
+
+static unsigned long asym_bench_capacity(void *ctx, int cpu)
+{
+	return bench_ctx(ctx)->b->capacity[cpu];
+}
+
+static unsigned long asym_bench_capacity_orig(void *ctx, int cpu)
+{
+	return bench_ctx(ctx)->b->capacity_orig[cpu];
+}
+
+static unsigned long asym_bench_actual(void *ctx, int cpu)
+{
+	return bench_ctx(ctx)->b->actual[cpu];
+}
+
+static bool asym_bench_ops_core_idle(void *ctx, int cpu)
+{
+	return asym_bench_core_idle(bench_ctx(ctx)->b, cpu);
+}
+
+static bool asym_bench_idle(void *ctx, int cpu)
+{
+	return bench_ctx(ctx)->b->idle[cpu];
+}
+
+static bool asym_bench_uclamp_used(void *ctx)
+{
+	return bench_ctx(ctx)->task->uclamp_used;
+}
+
+static bool asym_bench_smt_active(void *ctx)
+{
+	return true;
+}
+
+static void asym_bench_clear_idle_cores(void *ctx, int target)
+{
+	bench_ctx(ctx)->cleared = true;
+}
+
+static const struct asym_cpu_ops asym_bench_ops = {
+	.capacity		= asym_bench_capacity,
+	.capacity_orig		= asym_bench_capacity_orig,
+	.actual_capacity	= asym_bench_actual,
+	.core_idle		= asym_bench_ops_core_idle,
+	.idle			= asym_bench_idle,
+	.uclamp_used		= asym_bench_uclamp_used,
+	.smt_active		= asym_bench_smt_active,
+	.clear_idle_cores	= asym_bench_clear_idle_cores,
+};
+
+/* "fits cpu": the same accessors, over the views filled in advance. */
+static unsigned long asym_view_capacity(void *ctx, int cpu)
+{
+	return bench_ctx(ctx)->views[cpu].capacity;
+}
+
+static unsigned long asym_view_capacity_orig(void *ctx, int cpu)
+{
+	return bench_ctx(ctx)->views[cpu].capacity_orig;
+}
+
+static unsigned long asym_view_actual(void *ctx, int cpu)
+{
+	return bench_ctx(ctx)->views[cpu].actual_capacity;
+}
+
+static bool asym_view_core_idle(void *ctx, int cpu)
+{
+	return bench_ctx(ctx)->views[cpu].core_idle;
+}
+
+static const struct asym_cpu_ops asym_view_ops = {
+	.capacity		= asym_view_capacity,
+	.capacity_orig		= asym_view_capacity_orig,
+	.actual_capacity	= asym_view_actual,
+	.core_idle		= asym_view_core_idle,
+	.idle			= asym_bench_idle,
+	.uclamp_used		= asym_bench_uclamp_used,
+	.smt_active		= asym_bench_smt_active,
+	.clear_idle_cores	= asym_bench_clear_idle_cores,
+};
+
 /* The view callback, as fair.c's asym_idle_cpu_view() over the machine @arg. */
 static bool asym_bench_view(void *arg, int cpu, unsigned int want,
 			    struct asym_cpu_view *view)
 {
 	const struct asym_bench *b = arg;
-	int core = cpu & ~(ASYM_THREADS - 1), sibling;
 
 	if (!b->idle[cpu])
 		return false;
@@ -389,16 +496,8 @@ static bool asym_bench_view(void *arg, int cpu, unsigned int want,
 		view->capacity_orig = b->capacity_orig[cpu];
 		view->actual_capacity = b->actual[cpu];
 	}
-	if (want & ASYM_VIEW_CORE) {
-		/* is_core_idle() */
-		view->core_idle = true;
-		for (sibling = core; sibling < core + ASYM_THREADS; sibling++) {
-			if (sibling != cpu && !b->idle[sibling]) {
-				view->core_idle = false;
-				break;
-			}
-		}
-	}
+	if (want & ASYM_VIEW_CORE)
+		view->core_idle = asym_bench_core_idle(b, cpu);
 	return true;
 }
 
@@ -416,20 +515,27 @@ asym_scan_batch(struct asym_bench *b, const struct asym_fit_task *task,
 	struct asym_scan scan = {
 		.cpus = b->cpus, .nbits = ASYM_CPUS, .has_idle_core = true,
 	};
+	struct asym_bench_ctx ctx = { .b = b, .task = task };
 	unsigned long sum = 0;
 	bool clear;
 	int r, cpu;
 
 	for (r = 0; r < repeat; r++) {
 		for (scan.target = 0; scan.target < ASYM_CPUS; scan.target++) {
-			if (rust)
+			if (rust) {
 				cpu = sched_rust_select_idle_capacity(task, &scan,
 								      asym_bench_view,
 								      b, &clear);
-			else
-				cpu = asym_select_idle_capacity(task, &scan,
-								asym_bench_view,
-								b, &clear);
+			} else {
+				ctx.cleared = false;
+				cpu = __select_idle_capacity(&asym_bench_ops, &ctx,
+							     b->cpus, ASYM_CPUS,
+							     scan.target, task->util,
+							     task->uclamp_min,
+							     task->uclamp_max, INT_MAX,
+							     scan.has_idle_core);
+				clear = ctx.cleared;
+			}
 			sum += 2 * (cpu + 1) + clear;
 		}
 	}
@@ -470,6 +576,7 @@ static unsigned long asym_first_rust(struct sparsemask *unused)
 
 static __always_inline unsigned long asym_fits_batch(bool rust)
 {
+	struct asym_bench_ctx ctx = { .views = asym_views };
 	const struct asym_fit_task *task;
 	unsigned long sum = 0;
 	int r, cpu;
@@ -477,11 +584,14 @@ static __always_inline unsigned long asym_fits_batch(bool rust)
 
 	for (r = 0; r < BENCH_REPEAT; r++) {
 		task = &asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)];
+		ctx.task = task;
 		for (cpu = 0; cpu < ASYM_CPUS; cpu++) {
 			if (rust)
 				fits = sched_rust_asym_fits_cpu(task, true, &asym_views[cpu]);
 			else
-				fits = asym_fits_cpu_view(task, true, &asym_views[cpu]);
+				fits = __asym_fits_cpu(&asym_view_ops, &ctx, task->util,
+						       task->uclamp_min,
+						       task->uclamp_max, cpu);
 			sum += fits * (cpu + 1);
 		}
 	}

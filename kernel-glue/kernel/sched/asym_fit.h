@@ -1,141 +1,81 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * asym_fit.h - the SMT-aware asymmetric CPU capacity fit, in C.
+ * asym_fit.h - the asymmetric CPU capacity fit of kernel/sched/fair.c.
  *
- * On a system whose CPUs differ in capacity, select_idle_sibling()
- * (kernel/sched/fair.c) places a waking task on an idle CPU big enough for
- * it: util_fits_cpu() says whether the task fits a CPU, asym_fits_cpu()
- * checks the early candidates (target, prev, recent_used_cpu) and
- * select_idle_capacity() scans the asym_capacity domain. With SMT, they
- * prefer CPUs on fully idle cores (the series "sched/fair: SMT-aware
- * asymmetric CPU capacity" by Andrea Righi).
+ * On a system whose CPUs differ in capacity, select_idle_sibling() places a
+ * waking task on an idle CPU big enough for it: util_fits_cpu() says
+ * whether the task fits a CPU, asym_fits_cpu() checks the early candidates
+ * (target, prev, recent_used_cpu) and select_idle_capacity() scans the
+ * asym_capacity domain. With SMT, they prefer CPUs on fully idle cores (the
+ * series "sched/fair: SMT-aware asymmetric CPU capacity" by Andrea Righi).
  *
- * This header holds the logic of the three, as upstream's 7.2 has it, over
- * a narrow view of each CPU (struct asym_cpu_view) instead of the run
- * queues: fair.c fills the views from the real scheduler state, the KUnit
- * suite from synthetic inputs. Rust implements the same functions
- * (kernel/sched/sched_rust/asym_fit.rs) over the same structures; the
- * suite runs both on identical inputs. rust/bindings/bindings_helper.h
- * includes this header, so that bindgen sees the structures: keep it free
- * of scheduler internals.
- *
- * The scan asks for the view of each CPU it reaches through a callback,
- * once per CPU and only for the CPUs it reaches, so that it stays as lazy
- * as upstream's loop: it stops at the first CPU that fits, and at the
- * SIS_UTIL budget. In fair.c the callback is a constant, inlined into the
- * C scan; the Rust scan calls it indirectly (one C->Rust call per pick).
+ * Their bodies live here, and read each CPU through a struct asym_cpu_ops.
+ * fair.c includes them with a constant table of the run-queue accessors
+ * (capacity_of(), is_core_idle(), ...); as the bodies are always inlined,
+ * each read compiles to the direct call it stands for, and the object code
+ * is what it was with the bodies in fair.c. Tests and benchmarks include
+ * the same bodies with a table of described CPUs.
  */
 #ifndef _KERNEL_SCHED_ASYM_FIT_H
 #define _KERNEL_SCHED_ASYM_FIT_H
 
-#include <linux/bits.h>
-#include <linux/build_bug.h>
 #include <linux/find.h>
-#include <linux/limits.h>
 #include <linux/minmax.h>
-#include <linux/overflow.h>
 #include <linux/sched.h>	/* SCHED_CAPACITY_SCALE */
 #include <linux/types.h>
 
 /*
- * struct asym_cpu_view - what the fit needs to know of one CPU.
- * @capacity:        capacity_of(): the capacity left to CFS
- * @capacity_orig:   arch_scale_cpu_capacity(), with ASYM_VIEW_UCLAMP
- * @actual_capacity: get_actual_cpu_capacity(): the original capacity
- *                   minus HW and cpufreq pressure, with ASYM_VIEW_UCLAMP
- * @core_idle:       is_core_idle(): every SMT sibling is idle, with
- *                   ASYM_VIEW_CORE
+ * The margin used when comparing utilization with CPU capacity.
  *
- * The fields a reader did not ask for are not read. The layout is shared
- * with Rust's CpuView (#[repr(C)]); both sides check its size.
+ * (default: ~20%)
  */
-struct asym_cpu_view {
-	unsigned long capacity;
-	unsigned long capacity_orig;
-	unsigned long actual_capacity;
-	bool core_idle;
-};
-
-static_assert(sizeof(struct asym_cpu_view) == 4 * sizeof(unsigned long));
-
-/* The fields of struct asym_cpu_view a reader asks for, besides @capacity. */
-#define ASYM_VIEW_CORE		BIT(0)	/* @core_idle */
-#define ASYM_VIEW_UCLAMP	BIT(1)	/* @capacity_orig, @actual_capacity */
+#define fits_capacity(cap, max)	((cap) * 1280 < (max) * 1024)
 
 /*
- * The scan's view of @cpu: returns whether @cpu is idle for the task
- * (choose_idle_cpu()) and, if so, fills @view->capacity and the fields that
- * @want (ASYM_VIEW_*) asks for.
+ * struct asym_cpu_ops - the per-CPU reads of the asymmetric capacity fit.
+ * Each is called with the @ctx its caller was given (for the scheduler,
+ * the waking task, or NULL where none is needed).
+ * @capacity:         capacity_of(): the capacity left to CFS
+ * @capacity_orig:    arch_scale_cpu_capacity()
+ * @actual_capacity:  get_actual_cpu_capacity(): the original capacity minus
+ *                    HW and cpufreq pressure
+ * @core_idle:        is_core_idle(): every SMT sibling of @cpu is idle
+ * @idle:             choose_idle_cpu(): @cpu is idle for the task
+ * @uclamp_used:      uclamp_is_used()
+ * @smt_active:       sched_smt_active()
+ * @clear_idle_cores: set_idle_cores(@target, false)
  */
-typedef bool (*asym_cpu_view_fn)(void *arg, int cpu, unsigned int want,
-				 struct asym_cpu_view *view);
-
-/*
- * struct asym_fit_task - the task's side of the fit.
- * @util:        task_util_est()
- * @uclamp_min:  uclamp_eff_value(p, UCLAMP_MIN)
- * @uclamp_max:  uclamp_eff_value(p, UCLAMP_MAX)
- * @uclamp_used: uclamp_is_used()
- */
-struct asym_fit_task {
-	unsigned long util;
-	unsigned long uclamp_min;
-	unsigned long uclamp_max;
-	bool uclamp_used;
+struct asym_cpu_ops {
+	unsigned long (*capacity)(void *ctx, int cpu);
+	unsigned long (*capacity_orig)(void *ctx, int cpu);
+	unsigned long (*actual_capacity)(void *ctx, int cpu);
+	bool (*core_idle)(void *ctx, int cpu);
+	bool (*idle)(void *ctx, int cpu);
+	bool (*uclamp_used)(void *ctx);
+	bool (*smt_active)(void *ctx);
+	void (*clear_idle_cores)(void *ctx, int target);
 };
 
-static_assert(sizeof(struct asym_fit_task) == 4 * sizeof(unsigned long));
-
 /*
- * struct asym_scan - the scan's inputs other than the task.
- * @cpus:          sched_domain_span(sd) & p->cpus_ptr, @nbits bits
- * @nbits:         the bits of @cpus to walk (small_cpumask_bits)
- * @target:        where the walk starts
- * @nr_idle_scan:  sd->shared->nr_idle_scan; read only with @sis_util
- * @sis_util:      sched_feat(SIS_UTIL) && sd->shared: limit the walk
- * @has_idle_core: sched_smt_active() && test_idle_cores(target)
+ * util_fits_cpu(): does a task of @util, clamped to [@uclamp_min,
+ * @uclamp_max], fit @cpu? 1 if it does, -1 if it does but its uclamp_min
+ * boost exceeds the actual capacity, 0 if it does not.
  */
-struct asym_scan {
-	const unsigned long *cpus;
-	unsigned int nbits;
-	int target;
-	int nr_idle_scan;
-	bool sis_util;
-	bool has_idle_core;
-};
-
-static_assert(sizeof(struct asym_scan) == sizeof(void *) + 4 * sizeof(int));
-
-/* fits_capacity() of fair.c: @cap fits in @max with a 20% margin. */
-static __always_inline bool asym_fits_capacity(unsigned long cap, unsigned long max)
+static __always_inline int
+__util_fits_cpu(const struct asym_cpu_ops *ops, void *ctx,
+		unsigned long util, unsigned long uclamp_min,
+		unsigned long uclamp_max, int cpu)
 {
-	return cap * 1280 < max * 1024;
-}
-
-/*
- * asym_util_fits_cpu - util_fits_cpu() on the view @cpu.
- *
- * Returns 1 if @task fits, -1 if it fits but its uclamp_min boost exceeds
- * the actual capacity, 0 if it does not fit. Reads @cpu->capacity_orig and
- * @cpu->actual_capacity only if @task->uclamp_used. Neither pointer may be
- * NULL (nor in asym_fits_cpu_view()).
- */
-static __always_inline int asym_util_fits_cpu(const struct asym_fit_task *task,
-					      const struct asym_cpu_view *cpu)
-{
-	unsigned long util = task->util;
-	unsigned long uclamp_min = task->uclamp_min;
-	unsigned long uclamp_max = task->uclamp_max;
-	unsigned long capacity = cpu->capacity;
+	unsigned long capacity = ops->capacity(ctx, cpu);
 	unsigned long capacity_orig;
 	bool fits, uclamp_max_fits;
 
 	/*
 	 * Check if the real util fits without any uclamp boost/cap applied.
 	 */
-	fits = asym_fits_capacity(util, capacity);
+	fits = fits_capacity(util, capacity);
 
-	if (!task->uclamp_used)
+	if (!ops->uclamp_used(ctx))
 		return fits;
 
 	/*
@@ -158,7 +98,7 @@ static __always_inline int asym_util_fits_cpu(const struct asym_fit_task *task,
 	 * For uclamp_max, we can tolerate a drop in performance level as the
 	 * goal is to cap the task. So it's okay if it's getting less.
 	 */
-	capacity_orig = cpu->capacity_orig;
+	capacity_orig = ops->capacity_orig(ctx, cpu);
 
 	/*
 	 * We want to force a task to fit a cpu as implied by uclamp_max.
@@ -234,33 +174,31 @@ static __always_inline int asym_util_fits_cpu(const struct asym_fit_task *task,
 	 */
 	uclamp_min = min(uclamp_min, uclamp_max);
 	if (fits && (util < uclamp_min) &&
-	    (uclamp_min > cpu->actual_capacity))
+	    (uclamp_min > ops->actual_capacity(ctx, cpu)))
 		return -1;
 
 	return fits;
 }
 
-/*
- * asym_fits_cpu_view - the test of asym_fits_cpu() on an asymmetric
- * system, on the view @cpu.
- *
- * Return true only if the cpu fully fits the task requirements which
- * include the utilization and the performance hints.
- *
- * When SMT is active, also require that the core has no busy siblings.
- *
- * Note: gating on is_core_idle() also makes the early-bailout candidates
- * in select_idle_sibling() (target, prev, recent_used_cpu)
- * idle-core-aware on ASYM+SMT, which the NO_ASYM path does not do.
- *
- * Reads @cpu->core_idle only if @smt_active.
- */
-static __always_inline bool asym_fits_cpu_view(const struct asym_fit_task *task,
-					       bool smt_active,
-					       const struct asym_cpu_view *cpu)
+/* The test of asym_fits_cpu() on an asymmetric system. */
+static __always_inline bool
+__asym_fits_cpu(const struct asym_cpu_ops *ops, void *ctx, unsigned long util,
+		unsigned long util_min, unsigned long util_max, int cpu)
 {
-	return (!smt_active || cpu->core_idle) &&
-	       (asym_util_fits_cpu(task, cpu) > 0);
+	/*
+	 * Return true only if the cpu fully fits the task requirements
+	 * which include the utilization and the performance hints.
+	 *
+	 * When SMT is active, also require that the core has no busy
+	 * siblings.
+	 *
+	 * Note: gating on is_core_idle() also makes the early-bailout
+	 * candidates in select_idle_sibling() (target, prev,
+	 * recent_used_cpu) idle-core-aware on ASYM+SMT, which the
+	 * NO_ASYM path does not do.
+	 */
+	return (!ops->smt_active(ctx) || ops->core_idle(ctx, cpu)) &&
+	       (__util_fits_cpu(ops, ctx, util, util_min, util_max, cpu) > 0);
 }
 
 /*
@@ -299,10 +237,6 @@ static __always_inline bool asym_fits_cpu_view(const struct asym_fit_task *task,
  *
  * ASYM_IDLE_THREAD_FITS (-2) is never rebased because a fully-fitting idle-core
  * candidate early-returns from select_idle_capacity().
- *
- * Note (sched-rust): on !SMT it is the thread tier that is unreachable:
- * every CPU is preferred, so a CPU that does not fully fit is ranked in the
- * core tier (-4 or -3). The KUnit suite checks this.
  */
 enum asym_fits_state {
 	ASYM_IDLE_UCLAMP_MISFIT = -4,
@@ -316,86 +250,35 @@ enum asym_fits_state {
 };
 
 /*
- * asym_select_idle_capacity - the scan of select_idle_capacity().
- * @task:             the waking task
- * @scan:             the candidate CPUs and the scan's parameters
- * @view:             called as view(@arg, cpu, want, &v) for each CPU the
- *                    walk reaches: returns choose_idle_cpu() and, if true,
- *                    fills v.capacity and the fields @want asks for
- * @arg:              passed to @view
- * @clear_idle_cores: if not NULL, set to whether the caller must clear the
- *                    LLC's idle-cores hint (set_idle_cores(target, false))
- *
- * Scan the asym_capacity domain for idle CPUs; pick the first idle one on which
- * the task fits. If no CPU is big enough, but there are idle ones, try to
- * maximize capacity.
- *
- * Returns the CPU, or -1 (also for a @scan->target outside [0, @scan->nbits)
- * and for an empty @scan->cpus). @task, @scan, @scan->cpus and @view must
- * not be NULL; @clear_idle_cores may be.
+ * The scan of select_idle_capacity() over @cpus (@nbits bits), from
+ * @target, with the task's utilisation and clamps, the SIS_UTIL budget
+ * @nr and whether an idle core is sought.
  */
 static __always_inline int
-asym_select_idle_capacity(const struct asym_fit_task *task,
-			  const struct asym_scan *scan,
-			  asym_cpu_view_fn view, void *arg,
-			  bool *clear_idle_cores)
+__select_idle_capacity(const struct asym_cpu_ops *ops, void *ctx,
+		       const unsigned long *cpus, unsigned int nbits, int target,
+		       unsigned long task_util, unsigned long util_min,
+		       unsigned long util_max, int nr, bool has_idle_core)
 {
-	/*
-	 * On !SMT systems, has_idle_core is always false and preferred_core
-	 * is always true (CPU == core), so the SMT preference logic below
-	 * collapses to the plain capacity scan.
-	 */
-	bool has_idle_core = scan->has_idle_core;
 	unsigned long best_cap = 0;
 	int fits, best_fits = ASYM_IDLE_THREAD_MISFIT;
 	int cpu, best_cpu = -1;
-	unsigned int want = 0;
-	int nr = INT_MAX;
 
-	if (clear_idle_cores)
-		*clear_idle_cores = false;
-
-	if ((unsigned int)scan->target >= scan->nbits)
-		return -1;
-
-	if (scan->sis_util) {
-		/*
-		 * Same nr_idle_scan hint as select_idle_cpu(), nr only limits
-		 * the scan when not preferring an idle core.
-		 */
-		nr = wrapping_add(int, scan->nr_idle_scan, 1);
-		/* overloaded domain is unlikely to have idle cpu/core */
-		if (nr == 1)
-			return -1;
-	}
-
-	if (has_idle_core)
-		want |= ASYM_VIEW_CORE;
-	if (task->uclamp_used)
-		want |= ASYM_VIEW_UCLAMP;
-
-	for_each_set_bit_wrap(cpu, scan->cpus, scan->nbits, scan->target) {
-		struct asym_cpu_view v = {};
-		bool preferred_core;
-		unsigned long cpu_cap;
+	for_each_set_bit_wrap(cpu, cpus, nbits, target) {
+		bool preferred_core = !has_idle_core || ops->core_idle(ctx, cpu);
+		unsigned long cpu_cap = ops->capacity(ctx, cpu);
 
 		/*
 		 * Stop when the nr_idle_scan is exhausted (mirrors
 		 * select_idle_cpu() logic).
 		 */
-		if (!has_idle_core) {
-			nr = wrapping_sub(int, nr, 1);
-			if (nr <= 0)
-				return best_cpu;
-		}
+		if (!has_idle_core && --nr <= 0)
+			return best_cpu;
 
-		if (!view(arg, cpu, want, &v))
+		if (!ops->idle(ctx, cpu))
 			continue;
 
-		preferred_core = !has_idle_core || v.core_idle;
-		cpu_cap = v.capacity;
-
-		fits = asym_util_fits_cpu(task, &v);
+		fits = __util_fits_cpu(ops, ctx, task_util, util_min, util_max, cpu);
 
 		/*
 		 * Perfect fit: capacity satisfies util + uclamp and the CPU
@@ -411,7 +294,7 @@ asym_select_idle_capacity(const struct asym_fit_task *task,
 		 * Look for the CPU with best capacity.
 		 */
 		else if (fits < 0)
-			cpu_cap = v.actual_capacity;
+			cpu_cap = ops->actual_capacity(ctx, cpu);
 		/*
 		 * fits > 0 implies we are not on a preferred core, but the util
 		 * fits CPU capacity. Set fits to ASYM_IDLE_THREAD_FITS
@@ -457,11 +340,10 @@ asym_select_idle_capacity(const struct asym_fit_task *task,
 	 * The asym-capacity wakeup path returns from select_idle_sibling()
 	 * after this function and never runs select_idle_cpu(), so the usual
 	 * select_idle_cpu() tail that clears idle cores must live here when the
-	 * idle-core preference did not win (the caller does it).
+	 * idle-core preference did not win.
 	 */
-	if (clear_idle_cores)
-		*clear_idle_cores = has_idle_core &&
-				    best_fits > ASYM_IDLE_COMPLETE_MISFIT;
+	if (has_idle_core && best_fits > ASYM_IDLE_COMPLETE_MISFIT)
+		ops->clear_idle_cores(ctx, target);
 
 	return best_cpu;
 }

@@ -9,11 +9,14 @@
  *
  * This header is also read by bindgen (rust/bindings/bindings_helper.h), so
  * that #[export] can check each Rust signature against its prototype. Keep
- * it to prototypes and forward declarations: no scheduler internals.
+ * it to prototypes and the plain structures they take: no scheduler
+ * internals.
  */
 #ifndef _KERNEL_SCHED_SCHED_RUST_H
 #define _KERNEL_SCHED_SCHED_RUST_H
 
+#include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/types.h>
 
 #include "ext/idle_pick.h"	/* struct scx_idle_topo, a plain view */
@@ -21,14 +24,78 @@
 #include "steal_search.h"	/* steal_from_fn, STEAL_* */
 
 /*
- * The asymmetric capacity fit's views are only declared here: fair.c holds
- * upstream's copy of asym_fit.h's enum until the patch that moves it there,
- * so fair.c includes asym_fit.h itself, and bindgen reads it through
- * rust/bindings/bindings_helper.h.
+ * The asymmetric capacity fit's views: what the Rust fit reads of a CPU,
+ * of the task and of the scan, filled by fair.c from the scheduler's state.
+ * The C fit reads the scheduler's state directly (asym_fit.h).
  */
-struct asym_cpu_view;
-struct asym_fit_task;
-struct asym_scan;
+/*
+ * struct asym_cpu_view - what the fit needs to know of one CPU.
+ * @capacity:        capacity_of(): the capacity left to CFS
+ * @capacity_orig:   arch_scale_cpu_capacity(), with ASYM_VIEW_UCLAMP
+ * @actual_capacity: get_actual_cpu_capacity(): the original capacity
+ *                   minus HW and cpufreq pressure, with ASYM_VIEW_UCLAMP
+ * @core_idle:       is_core_idle(): every SMT sibling is idle, with
+ *                   ASYM_VIEW_CORE
+ *
+ * The fields a reader did not ask for are not read. The layout is shared
+ * with Rust's CpuView (#[repr(C)]); both sides check its size.
+ */
+struct asym_cpu_view {
+	unsigned long capacity;
+	unsigned long capacity_orig;
+	unsigned long actual_capacity;
+	bool core_idle;
+};
+
+static_assert(sizeof(struct asym_cpu_view) == 4 * sizeof(unsigned long));
+
+/* The fields of struct asym_cpu_view a reader asks for, besides @capacity. */
+#define ASYM_VIEW_CORE		BIT(0)	/* @core_idle */
+#define ASYM_VIEW_UCLAMP	BIT(1)	/* @capacity_orig, @actual_capacity */
+
+/*
+ * The scan's view of @cpu: returns whether @cpu is idle for the task
+ * (choose_idle_cpu()) and, if so, fills @view->capacity and the fields that
+ * @want (ASYM_VIEW_*) asks for.
+ */
+typedef bool (*asym_cpu_view_fn)(void *arg, int cpu, unsigned int want,
+				 struct asym_cpu_view *view);
+
+/*
+ * struct asym_fit_task - the task's side of the fit.
+ * @util:        task_util_est()
+ * @uclamp_min:  uclamp_eff_value(p, UCLAMP_MIN)
+ * @uclamp_max:  uclamp_eff_value(p, UCLAMP_MAX)
+ * @uclamp_used: uclamp_is_used()
+ */
+struct asym_fit_task {
+	unsigned long util;
+	unsigned long uclamp_min;
+	unsigned long uclamp_max;
+	bool uclamp_used;
+};
+
+static_assert(sizeof(struct asym_fit_task) == 4 * sizeof(unsigned long));
+
+/*
+ * struct asym_scan - the scan's inputs other than the task.
+ * @cpus:          sched_domain_span(sd) & p->cpus_ptr, @nbits bits
+ * @nbits:         the bits of @cpus to walk (small_cpumask_bits)
+ * @target:        where the walk starts
+ * @nr_idle_scan:  sd->shared->nr_idle_scan; read only with @sis_util
+ * @sis_util:      sched_feat(SIS_UTIL) && sd->shared: limit the walk
+ * @has_idle_core: sched_smt_active() && test_idle_cores(target)
+ */
+struct asym_scan {
+	const unsigned long *cpus;
+	unsigned int nbits;
+	int target;
+	int nr_idle_scan;
+	bool sis_util;
+	bool has_idle_core;
+};
+
+static_assert(sizeof(struct asym_scan) == sizeof(void *) + 4 * sizeof(int));
 
 /*
  * The prototypes are declared whatever the configuration; a function
@@ -84,8 +151,9 @@ bool sched_rust_idle_build_node_order(const unsigned int *distance,
 				      unsigned int nr_nodes, u16 *order);
 
 /*
- * The contracts are those of the C functions in kernel/sched/asym_fit.h
- * (asym_select_idle_capacity(), asym_util_fits_cpu(), asym_fits_cpu_view()).
+ * The contracts are those of fair.c's __select_idle_capacity() (the scan;
+ * the caller clears the idle-cores hint when told to), __util_fits_cpu()
+ * and __asym_fits_cpu(), over the views above instead of the run queues.
  * A NULL @clear_idle_cores is not written; no other pointer (@task, @scan,
  * @scan->cpus, @view, @cpu) may be NULL: the C functions dereference them.
  * The Rust scan, which must check a pointer before it borrows it, picks

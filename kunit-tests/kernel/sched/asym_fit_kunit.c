@@ -10,16 +10,27 @@
  * and max; per scan, the span, the target, SIS_UTIL with nr_idle_scan and
  * the idle-cores hint.
  *
- * For select_idle_capacity(), the C scan (asym_fit.h) and the Rust scan
- * must pick the same CPU, make the same idle-cores hint update, and ask
- * for the views of the same CPUs, in the same order, with the same fields.
+ * The C side is the scheduler's own code: the bodies of fair.c's
+ * util_fits_cpu(), asym_fits_cpu() and select_idle_capacity()
+ * (__util_fits_cpu(), __asym_fits_cpu(), __select_idle_capacity() in
+ * asym_fit.h), which read each CPU through a struct asym_cpu_ops; fair.c
+ * passes the run queues' accessors, this suite the described CPUs. The
+ * Rust side gets the same CPUs as views (sched_rust.h).
+ *
+ * For select_idle_capacity(), C and Rust must pick the same CPU, make the
+ * same idle-cores hint update, and ask whether the same CPUs are idle, in
+ * the same order; the Rust views must ask for the fields the scan needs.
  * util_fits_cpu() and the test of asym_fits_cpu() are compared directly.
  * Hand-made cases reach each rank of the table, each early return, the
  * SIS_UTIL cut-off and the !SMT collapse, and check the expected pick.
+ * Inputs outside the scheduler's contract (a target outside the span's
+ * bits, no bits at all) are checked on the Rust side only, which must
+ * pick nothing and clear nothing.
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
 #include <linux/limits.h>
+#include <linux/overflow.h>
 #include <linux/prandom.h>
 #include <linux/slab.h>
 
@@ -44,13 +55,17 @@ struct asym_case {
 	struct asym_scan scan;
 };
 
-/* What a scan asked for: the CPUs, in order, and the fields. */
+/*
+ * What a scan asked for: the CPUs whose idleness it asked, in order, the
+ * fields (Rust), and whether it cleared the idle-cores hint (C).
+ */
 struct asym_record {
 	const struct asym_case *c;
 	int seen[ASYM_MAX_CPUS];
 	unsigned int want[ASYM_MAX_CPUS];
 	int nr_seen;
 	bool overflow;
+	bool cleared;
 };
 
 /* is_core_idle(): every other CPU of @cpu's core is idle_cpu(). */
@@ -82,22 +97,139 @@ static void case_view(const struct asym_case *c, int cpu, unsigned int want,
 		v->core_idle = case_core_idle(c, cpu);
 }
 
+/* Records @cpu; false if it is outside the case (the scan must not ask). */
+static bool record_cpu(struct asym_record *rec, int cpu, unsigned int want)
+{
+	if (cpu < 0 || cpu >= rec->c->nr_cpus || rec->nr_seen >= ASYM_MAX_CPUS) {
+		rec->overflow = true;
+		return false;
+	}
+	rec->seen[rec->nr_seen] = cpu;
+	rec->want[rec->nr_seen++] = want;
+	return true;
+}
+
+/* The Rust scan's view callback. */
 static bool record_view(void *arg, int cpu, unsigned int want,
 			struct asym_cpu_view *v)
 {
 	struct asym_record *rec = arg;
 	const struct asym_case *c = rec->c;
 
-	if (cpu < 0 || cpu >= c->nr_cpus || rec->nr_seen >= ASYM_MAX_CPUS) {
-		rec->overflow = true;
-		return false;
-	}
-	rec->seen[rec->nr_seen] = cpu;
-	rec->want[rec->nr_seen++] = want;
-	if (!case_choose_idle(c, cpu))
+	if (!record_cpu(rec, cpu, want) || !case_choose_idle(c, cpu))
 		return false;
 	case_view(c, cpu, want, v);
 	return true;
+}
+
+/*
+ * The C scan's accessors: the same case, read field by field as fair.c
+ * reads the run queues. A CPU outside the case reads as 0 and is recorded
+ * as an overflow.
+ */
+static bool case_cpu_ok(void *ctx, int cpu)
+{
+	struct asym_record *rec = ctx;
+
+	if (cpu >= 0 && cpu < rec->c->nr_cpus)
+		return true;
+	rec->overflow = true;
+	return false;
+}
+
+static unsigned long case_capacity(void *ctx, int cpu)
+{
+	struct asym_record *rec = ctx;
+
+	return case_cpu_ok(ctx, cpu) ? rec->c->capacity[cpu] : 0;
+}
+
+static unsigned long case_capacity_orig(void *ctx, int cpu)
+{
+	struct asym_record *rec = ctx;
+
+	return case_cpu_ok(ctx, cpu) ? rec->c->capacity_orig[cpu] : 0;
+}
+
+static unsigned long case_actual_capacity(void *ctx, int cpu)
+{
+	struct asym_record *rec = ctx;
+
+	return case_cpu_ok(ctx, cpu) ?
+	       rec->c->capacity_orig[cpu] - rec->c->pressure[cpu] : 0;
+}
+
+static bool case_ops_core_idle(void *ctx, int cpu)
+{
+	struct asym_record *rec = ctx;
+
+	return case_cpu_ok(ctx, cpu) && case_core_idle(rec->c, cpu);
+}
+
+static bool case_ops_idle(void *ctx, int cpu)
+{
+	struct asym_record *rec = ctx;
+
+	return record_cpu(rec, cpu, 0) && case_choose_idle(rec->c, cpu);
+}
+
+static bool case_uclamp_used(void *ctx)
+{
+	struct asym_record *rec = ctx;
+
+	return rec->c->task.uclamp_used;
+}
+
+static bool case_smt_active(void *ctx)
+{
+	return true;	/* the scan takes has_idle_core instead */
+}
+
+static void case_clear_idle_cores(void *ctx, int target)
+{
+	struct asym_record *rec = ctx;
+
+	if (target != rec->c->scan.target)
+		rec->overflow = true;
+	rec->cleared = true;
+}
+
+static const struct asym_cpu_ops case_ops = {
+	.capacity		= case_capacity,
+	.capacity_orig		= case_capacity_orig,
+	.actual_capacity	= case_actual_capacity,
+	.core_idle		= case_ops_core_idle,
+	.idle			= case_ops_idle,
+	.uclamp_used		= case_uclamp_used,
+	.smt_active		= case_smt_active,
+	.clear_idle_cores	= case_clear_idle_cores,
+};
+
+/*
+ * fair.c's select_idle_capacity() on @c: its preamble, which reads the
+ * domain's SIS_UTIL budget (the case gives it), then the scan itself.
+ */
+static int c_select_idle_capacity(const struct asym_case *c,
+				  struct asym_record *rec)
+{
+	int nr = INT_MAX;
+
+	if (c->scan.sis_util) {
+		nr = wrapping_add(int, c->scan.nr_idle_scan, 1);
+		if (nr == 1)
+			return -1;
+	}
+	return __select_idle_capacity(&case_ops, rec, c->scan.cpus, c->scan.nbits,
+				      c->scan.target, c->task.util,
+				      c->task.uclamp_min, c->task.uclamp_max,
+				      nr, c->scan.has_idle_core);
+}
+
+/* The fields the Rust scan must ask for. */
+static unsigned int case_want(const struct asym_case *c)
+{
+	return (c->scan.has_idle_core ? ASYM_VIEW_CORE : 0) |
+	       (c->task.uclamp_used ? ASYM_VIEW_UCLAMP : 0);
 }
 
 /* The outcome of a C scan, for the coverage counts of the random test. */
@@ -110,15 +242,15 @@ enum asym_outcome {
 
 static int case_outcome(const struct asym_case *c, int cpu)
 {
+	struct asym_record rec = { .c = c };
 	bool preferred;
-	struct asym_cpu_view v = {};
 	int fits;
 
 	if (cpu < 0)
 		return ASYM_OUT_NONE;
-	case_view(c, cpu, ASYM_VIEW_CORE | ASYM_VIEW_UCLAMP, &v);
-	preferred = !c->scan.has_idle_core || v.core_idle;
-	fits = asym_util_fits_cpu(&c->task, &v);
+	preferred = !c->scan.has_idle_core || case_core_idle(c, cpu);
+	fits = __util_fits_cpu(&case_ops, &rec, c->task.util,
+			       c->task.uclamp_min, c->task.uclamp_max, cpu);
 	if (fits > 0 && preferred)
 		return ASYM_OUT_FIT;
 	if (fits > 0)
@@ -132,37 +264,49 @@ static int case_outcome(const struct asym_case *c, int cpu)
  * Run the C and the Rust scan on @c; they must agree on everything. With
  * @want_cpu >= -1, both must also pick @want_cpu and clear the hint iff
  * @want_clear. Returns the C pick (or INT_MIN on a mismatch).
+ *
+ * A target outside [0, nbits) is outside select_idle_capacity()'s contract
+ * (the scheduler's target is a CPU of the span); there only the Rust scan
+ * runs, and it must pick nothing and clear nothing.
  */
 static int check_scan(struct kunit *test, const char *name,
 		      const struct asym_case *c, int want_cpu, bool want_clear)
 {
 	static struct asym_record rec_c, rec_rust;	/* tests run serially */
-	bool clear_c = true, clear_rust = false;
-	int cpu_c, cpu_rust;
+	bool in_contract = c->scan.target >= 0 &&
+			   (unsigned int)c->scan.target < c->scan.nbits;
+	bool clear_c = false, clear_rust = true;
+	unsigned int want = case_want(c);
+	int cpu_c = -1, cpu_rust, i;
+	bool want_ok = true;
 
 	memset(&rec_c, 0, sizeof(rec_c));
 	memset(&rec_rust, 0, sizeof(rec_rust));
 	rec_c.c = c;
 	rec_rust.c = c;
 
-	cpu_c = asym_select_idle_capacity(&c->task, &c->scan, record_view, &rec_c,
-					  &clear_c);
+	if (in_contract) {
+		cpu_c = c_select_idle_capacity(c, &rec_c);
+		clear_c = rec_c.cleared;
+	}
 	cpu_rust = sched_rust_select_idle_capacity(&c->task, &c->scan, record_view,
 						   &rec_rust, &clear_rust);
+	for (i = 0; i < rec_rust.nr_seen; i++)
+		want_ok &= rec_rust.want[i] == want;
 
 	if (cpu_c != cpu_rust || clear_c != clear_rust || rec_c.overflow ||
 	    rec_rust.overflow || rec_c.nr_seen != rec_rust.nr_seen ||
 	    memcmp(rec_c.seen, rec_rust.seen, rec_c.nr_seen * sizeof(int)) ||
-	    memcmp(rec_c.want, rec_rust.want, rec_c.nr_seen * sizeof(int)) ||
+	    !want_ok ||
 	    (want_cpu >= -1 && (cpu_c != want_cpu || clear_c != want_clear))) {
 		KUNIT_FAIL(test,
-			   "%s: nr_cpus=%d threads=%d target=%d hic=%d sis=%d nr_idle_scan=%d util=%lu uclamp=%d/%lu/%lu: cpu want %d C %d Rust %d; clear want %d C %d Rust %d; views C %d Rust %d",
+			   "%s: nr_cpus=%d threads=%d target=%d hic=%d sis=%d nr_idle_scan=%d util=%lu uclamp=%d/%lu/%lu: cpu want %d C %d Rust %d; clear want %d C %d Rust %d; CPUs asked C %d Rust %d (fields %s)",
 			   name, c->nr_cpus, c->threads, c->scan.target,
 			   c->scan.has_idle_core, c->scan.sis_util,
 			   c->scan.nr_idle_scan, c->task.util, c->task.uclamp_used,
 			   c->task.uclamp_min, c->task.uclamp_max, want_cpu, cpu_c,
 			   cpu_rust, want_clear, clear_c, clear_rust,
-			   rec_c.nr_seen, rec_rust.nr_seen);
+			   rec_c.nr_seen, rec_rust.nr_seen, want_ok ? "ok" : "wrong");
 		return INT_MIN;
 	}
 	return cpu_c;
@@ -435,11 +579,115 @@ static void asym_scan_random(struct kunit *test)
 		KUNIT_EXPECT_GT_MSG(test, outcomes[i], 0U, "outcome %d never reached", i);
 }
 
+/*
+ * One CPU, CPU 0, described by a view, for fair.c's util_fits_cpu() and
+ * asym_fits_cpu() bodies: the C accessors read the same view as Rust.
+ */
+struct fit_cpu {
+	const struct asym_fit_task *t;
+	const struct asym_cpu_view *v;
+	bool smt;
+	bool bad_cpu;
+};
+
+static const struct asym_cpu_view *fit_view(void *ctx, int cpu)
+{
+	struct fit_cpu *f = ctx;
+
+	f->bad_cpu |= cpu != 0;
+	return f->v;
+}
+
+static unsigned long fit_capacity(void *ctx, int cpu)
+{
+	return fit_view(ctx, cpu)->capacity;
+}
+
+static unsigned long fit_capacity_orig(void *ctx, int cpu)
+{
+	return fit_view(ctx, cpu)->capacity_orig;
+}
+
+static unsigned long fit_actual_capacity(void *ctx, int cpu)
+{
+	return fit_view(ctx, cpu)->actual_capacity;
+}
+
+static bool fit_core_idle(void *ctx, int cpu)
+{
+	return fit_view(ctx, cpu)->core_idle;
+}
+
+static bool fit_uclamp_used(void *ctx)
+{
+	struct fit_cpu *f = ctx;
+
+	return f->t->uclamp_used;
+}
+
+static bool fit_smt_active(void *ctx)
+{
+	struct fit_cpu *f = ctx;
+
+	return f->smt;
+}
+
+/* The fit tests ask neither for idleness nor to clear the hint. */
+static bool fit_idle(void *ctx, int cpu)
+{
+	struct fit_cpu *f = ctx;
+
+	f->bad_cpu = true;
+	return false;
+}
+
+static void fit_clear_idle_cores(void *ctx, int target)
+{
+	struct fit_cpu *f = ctx;
+
+	f->bad_cpu = true;
+}
+
+static const struct asym_cpu_ops fit_ops = {
+	.capacity		= fit_capacity,
+	.capacity_orig		= fit_capacity_orig,
+	.actual_capacity	= fit_actual_capacity,
+	.core_idle		= fit_core_idle,
+	.idle			= fit_idle,
+	.uclamp_used		= fit_uclamp_used,
+	.smt_active		= fit_smt_active,
+	.clear_idle_cores	= fit_clear_idle_cores,
+};
+
+/* fair.c's util_fits_cpu() body on the view @v. */
+static int c_util_fits_cpu(const struct asym_fit_task *t,
+			   const struct asym_cpu_view *v)
+{
+	struct fit_cpu f = { .t = t, .v = v };
+	int fits;
+
+	fits = __util_fits_cpu(&fit_ops, &f, t->util, t->uclamp_min,
+			       t->uclamp_max, 0);
+	return f.bad_cpu ? INT_MIN : fits;
+}
+
+/* fair.c's asym_fits_cpu() test on the view @v; -1 if it misread. */
+static int c_asym_fits_cpu(const struct asym_fit_task *t, bool smt,
+			   const struct asym_cpu_view *v)
+{
+	struct fit_cpu f = { .t = t, .v = v, .smt = smt };
+	bool fits;
+
+	fits = __asym_fits_cpu(&fit_ops, &f, t->util, t->uclamp_min,
+			       t->uclamp_max, 0);
+	return f.bad_cpu ? -1 : fits;
+}
+
 /* util_fits_cpu() and asym_fits_cpu()'s test, C against Rust. */
 static bool check_fits(struct kunit *test, const struct asym_fit_task *t,
 		       const struct asym_cpu_view *v)
 {
-	int fc = asym_util_fits_cpu(t, v), fr = sched_rust_util_fits_cpu(t, v);
+	int fc = c_util_fits_cpu(t, v), fr = sched_rust_util_fits_cpu(t, v);
 	bool smt;
 
 	if (fc != fr) {
@@ -450,8 +698,8 @@ static bool check_fits(struct kunit *test, const struct asym_fit_task *t,
 		return false;
 	}
 	for (smt = false; ; smt = true) {
-		bool ac = asym_fits_cpu_view(t, smt, v);
-		bool ar = sched_rust_asym_fits_cpu(t, smt, v);
+		int ac = c_asym_fits_cpu(t, smt, v);
+		int ar = sched_rust_asym_fits_cpu(t, smt, v);
 
 		if (ac != ar || ac != ((!smt || v->core_idle) && fc > 0)) {
 			KUNIT_FAIL(test,
@@ -499,17 +747,17 @@ static void asym_fits_edges(struct kunit *test)
 				    .uclamp_used = true };
 	v = (struct asym_cpu_view){ .capacity = 400, .capacity_orig = 512,
 				    .actual_capacity = 512 };
-	KUNIT_EXPECT_EQ(test, asym_util_fits_cpu(&t, &v), 1);	/* a: capped */
+	KUNIT_EXPECT_EQ(test, c_util_fits_cpu(&t, &v), 1);	/* a: capped */
 	t.uclamp_max = 1024;
 	v = (struct asym_cpu_view){ .capacity = 1024, .capacity_orig = 1024,
 				    .actual_capacity = 1024 };
-	KUNIT_EXPECT_EQ(test, asym_util_fits_cpu(&t, &v), 0);	/* full size */
+	KUNIT_EXPECT_EQ(test, c_util_fits_cpu(&t, &v), 0);	/* full size */
 	t = (struct asym_fit_task){ .util = 100, .uclamp_min = 900, .uclamp_max = 1024,
 				    .uclamp_used = true };
 	v.actual_capacity = 800;
-	KUNIT_EXPECT_EQ(test, asym_util_fits_cpu(&t, &v), -1);	/* c: boosted */
+	KUNIT_EXPECT_EQ(test, c_util_fits_cpu(&t, &v), -1);	/* c: boosted */
 	t.uclamp_max = 700;	/* uclamp_min is limited to uclamp_max */
-	KUNIT_EXPECT_EQ(test, asym_util_fits_cpu(&t, &v), 1);
+	KUNIT_EXPECT_EQ(test, c_util_fits_cpu(&t, &v), 1);
 	KUNIT_EXPECT_EQ(test, sched_rust_util_fits_cpu(&t, &v), 1);
 }
 

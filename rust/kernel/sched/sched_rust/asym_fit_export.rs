@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Boundary of the asymmetric capacity fit: the functions of
-//! `kernel/sched/asym_fit.h`.
+//! Boundary of the asymmetric capacity fit: fair.c's `select_idle_capacity()`,
+//! `util_fits_cpu()` and `asym_fits_cpu()` over the views of
+//! `kernel/sched/asym_fit.h` (`kernel/sched/asym_fit_model.h` transcribes
+//! them over the same views, for the KUnit suite).
 //!
 //! The per-CPU inputs stay in the run queues: the scan calls the C
 //! `view` callback once per CPU it reaches, which fills a
@@ -107,7 +109,7 @@ unsafe fn fit_args<'a>(
     }
 }
 
-/// The scan of `select_idle_capacity()`, with the contract of the C
+/// The scan of `select_idle_capacity()`, with the contract of the model's
 /// `asym_select_idle_capacity()`: walks `scan->cpus` from `scan->target`
 /// with wrap-around, calls `view(arg, cpu, want, &v)` for each CPU it
 /// reaches and returns the chosen CPU, or -1. Unless it is NULL,
@@ -192,7 +194,7 @@ pub unsafe extern "C" fn sched_rust_select_idle_capacity(
     cpu
 }
 
-/// `util_fits_cpu()` on the view `cpu`, with the contract of the C
+/// `util_fits_cpu()` on the view `cpu`, with the contract of the model's
 /// `asym_util_fits_cpu()`: 1 if `task` fits, -1 if it fits but misses its
 /// `uclamp_min` boost, 0 if it does not fit.
 ///
@@ -218,7 +220,7 @@ pub unsafe extern "C" fn sched_rust_util_fits_cpu(
 }
 
 /// The test of `asym_fits_cpu()` on an asymmetric system, on the view
-/// `cpu`, with the contract of the C `asym_fits_cpu_view()`: the core has
+/// `cpu`, with the contract of the model's `asym_fits_cpu_view()`: the core has
 /// no busy sibling (when `smt_active`) and `task` fully fits.
 ///
 /// It takes no CPU id and no mask. Neither `task` nor `cpu` may be NULL:

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Options off == upstream (make series-check; docs/series.md): build the
+# scheduler's objects twice with one configuration in which every sched-rust
+# option is off, once at the series' base and once at its end, and compare
+# them function by function (scripts/objcmp.py). The base is the ported
+# steal series (the last patch before SERIES_FIRST_RUST): Linux 7.2 for
+# everything the steal series does not touch, and the steal series' own C,
+# the baseline of the steal helpers, for what it does.
+#
+# Then a planted change: one operator in asym_fits_cpu() (fair.c), which
+# the series touches, must make the comparison fail; the tree is restored
+# afterwards, and so is the object.
+#
+# Environment (the Makefile sets it): SERIES_DIR, SERIES_KMAKE (runs the
+# kernel's make with the project's toolchain, as for bisect), SERIES_BASE_KOUT
+# and SERIES_CMP_KOUT (the two build folders), SERIES_CMP_FRAGMENTS,
+# SERIES_CMP_OBJS, SERIES_FIRST_RUST (default 0008).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tree=${SERIES_DIR:?}/linux-7.2
+base_kout=${SERIES_BASE_KOUT:?}
+cmp_kout=${SERIES_CMP_KOUT:?}
+first_rust=${SERIES_FIRST_RUST:-0008}
+read -r -a frags <<< "${SERIES_CMP_FRAGMENTS:?}"
+read -r -a objs <<< "${SERIES_CMP_OBJS:?}"
+accepted=$top/scripts/series-check-accepted.txt
+
+log() { printf 'series-check: %s\n' "$*"; }
+die() { printf 'series-check: error: %s\n' "$*" >&2; exit 1; }
+g() { git -C "$tree" "$@"; }
+
+g rev-parse -q --verify refs/heads/series-am >/dev/null || die "no series-am branch (series.sh am makes it)"
+
+# The base: the commit of the last patch before the first Rust patch.
+mapfile -t series < <(grep -v '^#' "$top/patches/series" | sed '/^$/d')
+n_base=0
+for p in "${series[@]}"; do
+	[ "${p:0:4}" \< "$first_rust" ] || break
+	n_base=$((n_base + 1))
+done
+[ "$n_base" -gt 0 ] || die "no patch before $first_rust in patches/series"
+base=$(g rev-list --reverse linux-7.2..series-am | sed -n "${n_base}p")
+[ -n "$base" ] || die "series-am has fewer than $n_base commits"
+
+restore() { g checkout -q -f series-am; }
+trap restore EXIT
+
+build() { # <commit> <kout> <targets...>
+	local commit=$1 kout=$2
+	shift 2
+	g checkout -q -f --detach "$commit"
+	KSRC=$tree KOUT=$kout "$top/scripts/config.sh" "${frags[@]}"
+	if grep -qE '^CONFIG_(SCHED_RUST_HELPERS|SCHED_SPARSEMASK_KUNIT_TEST)=' "$kout/.config"; then
+		die "$kout/.config turns a sched-rust option on: the comparison is for every option off"
+	fi
+	$SERIES_KMAKE KSRC="$tree" KOUT="$kout" KTARGETS="$*"
+}
+
+log "options off at the base ($(g log -1 --format='%h %s' "$base")) -> $base_kout"
+build "$base" "$base_kout" "${objs[@]}"
+log "options off at the end of the series ($(g rev-parse --short series-am)) -> $cmp_kout"
+build series-am "$cmp_kout" "${objs[@]}"
+
+log "compare ${objs[*]}"
+"$top/scripts/objcmp.py" --accepted "$accepted" "$base_kout" "$cmp_kout" "${objs[@]}"
+
+# The planted change: asym_fits_cpu() accepts a CPU on which the task only
+# fits with its uclamp_min missed (util_fits_cpu() < 0).
+log "planted change: asym_fits_cpu() with '>= 0' for '> 0'; the comparison must fail"
+g checkout -q -f series-am
+grep -q 'util_fits_cpu(util, util_min, util_max, cpu) > 0);' "$tree/kernel/sched/fair.c" ||
+	die "the planted change's line is not in fair.c any more: update scripts/series-objcmp.sh"
+sed -i 's/util_fits_cpu(util, util_min, util_max, cpu) > 0);/util_fits_cpu(util, util_min, util_max, cpu) >= 0);/' \
+	"$tree/kernel/sched/fair.c"
+$SERIES_KMAKE KSRC="$tree" KOUT="$cmp_kout" KTARGETS=kernel/sched/fair.o
+if "$top/scripts/objcmp.py" --accepted "$accepted" "$base_kout" "$cmp_kout" "${objs[@]}" \
+		> "$cmp_kout/planted.txt"; then
+	cat "$cmp_kout/planted.txt"
+	die "the planted change was not caught"
+fi
+grep 'DIFFERS' "$cmp_kout/planted.txt" | sed 's/^/  /'
+log "the planted change was caught"
+restore
+$SERIES_KMAKE KSRC="$tree" KOUT="$cmp_kout" KTARGETS=kernel/sched/fair.o
+trap - EXIT
+log "ok: with every option off, the series' scheduler objects are the base's, but for the accepted differences"
