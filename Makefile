@@ -210,7 +210,7 @@ SERIES_OFF_FRAGMENTS ?= configs/vm-base.config configs/pure-c.config
 # one configuration that leaves every sched-rust option off (their default).
 SERIES_BASE_KOUT    ?= $(CACHE)/build-series-base
 SERIES_CMP_KOUT     ?= $(CACHE)/build-series-cmp
-SERIES_CMP_FRAGMENTS ?= configs/vm-base.config configs/sched-ext.config
+SERIES_CMP_FRAGMENTS ?= configs/vm-base.config configs/sched-ext.config configs/series-cmp.config
 SERIES_CMP_OBJS     ?= kernel/sched/core.o kernel/sched/fair.o kernel/sched/build_policy.o \
 	kernel/sched/build_utility.o rust/helpers/helpers.o
 SERIES_ON_FRAGMENTS  ?= $(CONFIG_FRAGMENTS)

@@ -20,11 +20,14 @@ taken out:
   - the number clang appends to a static variable's name (__already_done.12).
 
 A function whose normalised code differs, or that exists in one build only,
-is a difference. Each difference must be named in the accepted file
-(default scripts/series-check-accepted.txt, lines "OBJ FUNCTION  reason"),
-whose reasons docs/series.md explains; any other difference fails, and so
-does an accepted line that no longer matches a difference (it would hide a
-future one). A function inlined into its callers (util_fits_cpu(), say)
+is a difference, printed with a fingerprint: the first 12 hex digits of the
+SHA-1 of the instructions removed and added (difflib, in order). Each
+difference must be named in the accepted file (default
+scripts/series-check-accepted.txt, lines "OBJ FUNCTION FINGERPRINT reason"),
+whose reasons docs/series.md explains. A difference that is not named, or
+named with another fingerprint (the function changed again: a planted change
+to an accepted function fails), fails the run; so does an accepted line that
+no longer matches a difference (it would hide a future one). A function inlined into its callers (util_fits_cpu(), say)
 shows up as a difference in those callers.
 
 Exit status: 0 if the builds agree but for the accepted differences, 1 if
@@ -33,6 +36,8 @@ compared, N identical, N accepted, N unexplained".
 """
 
 import argparse
+import difflib
+import hashlib
 import os
 import re
 import subprocess
@@ -95,11 +100,20 @@ def read_accepted(path):
             line = line.split("#", 1)[0].strip()
             if not line:
                 continue
-            fields = line.split(None, 2)
-            if len(fields) < 3:
-                die("%s:%d: want 'OBJ FUNCTION reason'" % (path, n))
-            accepted[(fields[0], fields[1])] = fields[2]
+            fields = line.split(None, 3)
+            if len(fields) < 4 or not re.fullmatch(r"[0-9a-f]{12}", fields[2]):
+                die("%s:%d: want 'OBJ FUNCTION FINGERPRINT reason'" % (path, n))
+            accepted[(fields[0], fields[1])] = (fields[2], fields[3])
     return accepted
+
+
+def fingerprint(a, b):
+    """The instructions removed and added, in order, hashed."""
+    h = hashlib.sha1()
+    for line in difflib.ndiff(a or [], b or []):
+        if line[:2] in ("- ", "+ "):
+            h.update(line.encode() + b"\n")
+    return h.hexdigest()[:12]
 
 
 def first_difference(a, b):
@@ -139,13 +153,17 @@ def main():
                 i, x, y = first_difference(a, b)
                 what = "differs at instruction %d: '%s' -> '%s'" % (i, x, y)
             key = (obj, name)
-            if key in accepted:
+            fp = fingerprint(a, b)
+            if key in accepted and accepted[key][0] == fp:
                 used.add(key)
                 ok_diff += 1
-                print("objcmp: accepted  %s %s: %s (%s)" % (obj, name, what, accepted[key]))
+                print("objcmp: accepted  %s %s %s: %s" % (obj, name, fp, accepted[key][1]))
             else:
+                if key in accepted:
+                    used.add(key)
+                    what += " (accepted with fingerprint %s, not %s)" % (accepted[key][0], fp)
                 unexplained.append(name)
-                print("objcmp: DIFFERS   %s %s: %s" % (obj, name, what))
+                print("objcmp: DIFFERS   %s %s %s: %s" % (obj, name, fp, what))
     stale = sorted(set(accepted) - used)
     for obj, name in stale:
         print("objcmp: STALE     %s %s: accepted, but the builds agree (remove the line)" % (obj, name))

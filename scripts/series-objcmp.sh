@@ -9,9 +9,9 @@
 # everything the steal series does not touch, and the steal series' own C,
 # the baseline of the steal helpers, for what it does.
 #
-# Then a planted change: one operator in asym_fits_cpu() (fair.c), which
-# the series touches, must make the comparison fail; the tree is restored
-# afterwards, and so is the object.
+# Then a planted change: one operator in the body of fair.c's
+# asym_fits_cpu() (in asym_fit.h since the series moved it there), must make
+# the comparison fail; the tree is restored afterwards, and so is the object.
 #
 # Environment (the Makefile sets it): SERIES_DIR, SERIES_KMAKE (runs the
 # kernel's make with the project's toolchain, as for bisect), SERIES_BASE_KOUT
@@ -69,12 +69,13 @@ log "compare ${objs[*]}"
 
 # The planted change: asym_fits_cpu() accepts a CPU on which the task only
 # fits with its uclamp_min missed (util_fits_cpu() < 0).
-log "planted change: asym_fits_cpu() with '>= 0' for '> 0'; the comparison must fail"
+planted=kernel/sched/asym_fit.h
+line='(__util_fits_cpu(ops, ctx, util, util_min, util_max, cpu) > 0);'
+log "planted change: asym_fits_cpu()'s test with '>= 0' for '> 0' ($planted); the comparison must fail"
 g checkout -q -f series-am
-grep -q 'util_fits_cpu(util, util_min, util_max, cpu) > 0);' "$tree/kernel/sched/fair.c" ||
-	die "the planted change's line is not in fair.c any more: update scripts/series-objcmp.sh"
-sed -i 's/util_fits_cpu(util, util_min, util_max, cpu) > 0);/util_fits_cpu(util, util_min, util_max, cpu) >= 0);/' \
-	"$tree/kernel/sched/fair.c"
+grep -qF "$line" "$tree/$planted" ||
+	die "the planted change's line is not in $planted any more: update scripts/series-objcmp.sh"
+sed -i 's/util_min, util_max, cpu) > 0);/util_min, util_max, cpu) >= 0);/' "$tree/$planted"
 $SERIES_KMAKE KSRC="$tree" KOUT="$cmp_kout" KTARGETS=kernel/sched/fair.o
 if "$top/scripts/objcmp.py" --accepted "$accepted" "$base_kout" "$cmp_kout" "${objs[@]}" \
 		> "$cmp_kout/planted.txt"; then

@@ -127,43 +127,48 @@ static bool record_view(void *arg, int cpu, unsigned int want,
  * reads the run queues. A CPU outside the case reads as 0 and is recorded
  * as an overflow.
  */
-static bool case_cpu_ok(void *ctx, int cpu)
+static const struct asym_case *case_of(void *ctx, int cpu)
 {
 	struct asym_record *rec = ctx;
 
 	if (cpu >= 0 && cpu < rec->c->nr_cpus)
-		return true;
+		return rec->c;
 	rec->overflow = true;
-	return false;
+	return NULL;
 }
 
 static unsigned long case_capacity(void *ctx, int cpu)
 {
-	struct asym_record *rec = ctx;
+	const struct asym_case *c = case_of(ctx, cpu);
 
-	return case_cpu_ok(ctx, cpu) ? rec->c->capacity[cpu] : 0;
+	if (!c)
+		return 0;
+	return c->capacity[cpu];
 }
 
 static unsigned long case_capacity_orig(void *ctx, int cpu)
 {
-	struct asym_record *rec = ctx;
+	const struct asym_case *c = case_of(ctx, cpu);
 
-	return case_cpu_ok(ctx, cpu) ? rec->c->capacity_orig[cpu] : 0;
+	if (!c)
+		return 0;
+	return c->capacity_orig[cpu];
 }
 
 static unsigned long case_actual_capacity(void *ctx, int cpu)
 {
-	struct asym_record *rec = ctx;
+	const struct asym_case *c = case_of(ctx, cpu);
 
-	return case_cpu_ok(ctx, cpu) ?
-	       rec->c->capacity_orig[cpu] - rec->c->pressure[cpu] : 0;
+	if (!c)
+		return 0;
+	return c->capacity_orig[cpu] - c->pressure[cpu];
 }
 
 static bool case_ops_core_idle(void *ctx, int cpu)
 {
-	struct asym_record *rec = ctx;
+	const struct asym_case *c = case_of(ctx, cpu);
 
-	return case_cpu_ok(ctx, cpu) && case_core_idle(rec->c, cpu);
+	return c && case_core_idle(c, cpu);
 }
 
 static bool case_ops_idle(void *ctx, int cpu)

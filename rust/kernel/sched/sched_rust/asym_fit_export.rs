@@ -11,11 +11,15 @@
 
 use super::asym_fit::{
     asym_fits_cpu,
+    rank,
     select_idle_capacity,
     util_fits_cpu,
     CpuView,
     Scan,
-    TaskFit, //
+    TaskFit,
+    SCHED_CAPACITY_SCALE,
+    VIEW_CORE,
+    VIEW_UCLAMP, //
 };
 use core::mem::{
     offset_of,
@@ -29,6 +33,25 @@ use kernel::{
         c_void, //
     },
     prelude::*,
+};
+
+// The core's constants are C's: the capacity scale, the view flags and the
+// ranks of `enum asym_fits_state` (kernel/sched/asym_fit.h).
+const _: () = {
+    assert!(bindings::SCHED_CAPACITY_SCALE as usize == SCHED_CAPACITY_SCALE);
+    assert!(bindings::ASYM_VIEW_CORE == VIEW_CORE);
+    assert!(bindings::ASYM_VIEW_UCLAMP == VIEW_UCLAMP);
+    assert!(bindings::asym_fits_state_ASYM_IDLE_UCLAMP_MISFIT == rank::ASYM_IDLE_UCLAMP_MISFIT);
+    assert!(
+        bindings::asym_fits_state_ASYM_IDLE_COMPLETE_MISFIT == rank::ASYM_IDLE_COMPLETE_MISFIT
+    );
+    assert!(bindings::asym_fits_state_ASYM_IDLE_THREAD_FITS == rank::ASYM_IDLE_THREAD_FITS);
+    assert!(
+        bindings::asym_fits_state_ASYM_IDLE_THREAD_UCLAMP_MISFIT
+            == rank::ASYM_IDLE_THREAD_UCLAMP_MISFIT
+    );
+    assert!(bindings::asym_fits_state_ASYM_IDLE_THREAD_MISFIT == rank::ASYM_IDLE_THREAD_MISFIT);
+    assert!(bindings::asym_fits_state_ASYM_IDLE_CORE_BIAS == rank::ASYM_IDLE_CORE_BIAS);
 };
 
 // `CpuView` and `TaskFit` have the layout of the C structures, so that C
@@ -248,7 +271,6 @@ pub unsafe extern "C" fn sched_rust_asym_fits_cpu(
 #[cfg(CONFIG_SCHED_RUST_KUNIT_TEST)]
 #[kunit_tests(sched_rust_asym_fit_rust)]
 mod tests {
-    use super::super::asym_fit::VIEW_UCLAMP;
     use super::*;
 
     /// Eight CPUs: capacities, idleness, and the calls the scan made.

@@ -17,6 +17,7 @@ use super::idle_pick::{
     IdleMasks,
     Topology,
     EBUSY,
+    NUMA_NO_NODE,
     PICK_IDLE_CORE,
     PICK_IDLE_IN_NODE,
     STATE_PER_NODE,
@@ -37,7 +38,10 @@ use kernel::{
     prelude::*,
 };
 
-// The C flags and the core's are the same bits.
+// The C flags and the core's are the same bits, and its errno and node
+// constants are C's.
+const _: () = assert!(bindings::EBUSY as i32 == EBUSY);
+const _: () = assert!(bindings::NUMA_NO_NODE == NUMA_NO_NODE);
 const _: () = assert!(bindings::SCX_IDLE_PICK_CORE as u64 == PICK_IDLE_CORE);
 const _: () = assert!(bindings::SCX_IDLE_PICK_IN_NODE as u64 == PICK_IDLE_IN_NODE);
 const _: () = assert!(bindings::SCX_IDLE_STATE_SMT_ACTIVE == STATE_SMT_ACTIVE);
