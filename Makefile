@@ -121,8 +121,10 @@ help:
 	@echo "             fuzz (FUZZ_SECONDS per target, 5 min by default), fuzz-short, loom"
 	@echo "series:      make series (the postable patches + cover letter in .cache/series/out,"
 	@echo "             SERIES_SIGNOFF='Name <addr>' signs them; docs/series.md), series-check"
-	@echo "             (git am + build all options off / on), series-bisect (every commit"
-	@echo "             builds; not in make test), series-checkpatch"
+	@echo "             (git am + build all options off / on + series-objcmp: with every option"
+	@echo "             off, the scheduler's object code equals the base's, function by"
+	@echo "             function), series-bisect (every commit builds; not in make test),"
+	@echo "             series-checkpatch"
 
 deps:
 	scripts/deps.sh
@@ -195,8 +197,10 @@ lint: clippy-kernel checkpatch
 # gives it, checks that the last commit equals what make apply makes, and
 # writes git format-patch files with a cover letter (patches/cover-letter.txt)
 # into $(SERIES_DIR)/out. SERIES_SIGNOFF="Name <address>" fills the poster's
-# Signed-off-by. series-check applies the written files with git am and builds
-# them with every sched-rust option off and with all on; series-bisect builds
+# Signed-off-by. series-check applies the written files with git am, builds
+# them with every sched-rust option off and with all on, and compares the
+# scheduler's objects with every option off against the series' base,
+# function by function (series-objcmp); series-bisect builds
 # every commit in turn (not in make test); series-checkpatch runs checkpatch
 # on the written files.
 SERIES_DIR          ?= $(CACHE)/series

@@ -42,9 +42,7 @@ const _: () = {
     assert!(bindings::ASYM_VIEW_CORE == VIEW_CORE);
     assert!(bindings::ASYM_VIEW_UCLAMP == VIEW_UCLAMP);
     assert!(bindings::asym_fits_state_ASYM_IDLE_UCLAMP_MISFIT == rank::ASYM_IDLE_UCLAMP_MISFIT);
-    assert!(
-        bindings::asym_fits_state_ASYM_IDLE_COMPLETE_MISFIT == rank::ASYM_IDLE_COMPLETE_MISFIT
-    );
+    assert!(bindings::asym_fits_state_ASYM_IDLE_COMPLETE_MISFIT == rank::ASYM_IDLE_COMPLETE_MISFIT);
     assert!(bindings::asym_fits_state_ASYM_IDLE_THREAD_FITS == rank::ASYM_IDLE_THREAD_FITS);
     assert!(
         bindings::asym_fits_state_ASYM_IDLE_THREAD_UCLAMP_MISFIT
