@@ -302,7 +302,11 @@ bisect_series() {
 	[ ${#commits[@]} -eq ${#series[@]} ] ||
 		die "series-am has ${#commits[@]} commits, patches/series ${#series[@]}: run make series-check again"
 	mkdir -p "$kout"
-	local passed=0 failed=0 i c p n t0 t1 why log_file from=${SERIES_BISECT_FROM:-}
+	local passed=0 failed=0 i c p n t0 t1 why log_file from=${SERIES_BISECT_FROM:-} rust_at
+	# The commits before the first Rust patch, in series order (patch
+	# numbers need not follow it), must carry no Rust.
+	rust_at=$(printf '%s\n' "${series[@]}" | grep -n "^$first_rust" | cut -d: -f1)
+	[ -n "$rust_at" ] || die "SERIES_FIRST_RUST=$first_rust: no such patch in patches/series"
 	if [ -n "$from" ] && ! printf '%s\n' "${series[@]}" | grep -q "^$from"; then
 		die "SERIES_BISECT_FROM=$from: no such patch in patches/series"
 	fi
@@ -327,7 +331,7 @@ bisect_series() {
 			why="build failed: $(grep -m1 -E 'error:|Error [0-9]' "$log_file" || tail -n1 "$log_file")"
 		fi
 		t1=$(date +%s)
-		if [ "$n" \< "$first_rust" ]; then
+		if [ $((i + 1)) -lt "$rust_at" ]; then
 			local rs
 			rs=$(g ls-tree -r --name-only HEAD kernel/sched | grep '\.rs$' || true)
 			[ -z "$rs" ] || why+="${why:+; }Rust in kernel/sched before patch $first_rust: $(echo $rs)"
