@@ -665,8 +665,11 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "time")) {
 		int rounds = atoi(argv[2]);
 
-		if (rounds < 5)
+		if (rounds < 5) {
+			fprintf(stderr, "%s: time needs 5 rounds or more (for the spread), not %s\n",
+				argv[0], argv[2]);
 			return 2;
+		}
 		for (t = 0; t < ARRAY_SIZE(topologies); t++) {
 			bench_init(&bench, &topologies[t]);
 			for (i = 0; i < ARRAY_SIZE(ops); i++)
