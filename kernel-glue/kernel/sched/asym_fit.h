@@ -12,9 +12,10 @@
  * Their bodies live here, and read each CPU through a struct asym_cpu_ops.
  * fair.c includes them with a constant table of the run-queue accessors
  * (capacity_of(), is_core_idle(), ...); as the bodies are always inlined,
- * each read compiles to the direct call it stands for, and the object code
- * is what it was with the bodies in fair.c. Tests and benchmarks include
- * the same bodies with a table of described CPUs.
+ * each read compiles to the direct call it stands for: every instruction
+ * is what it was with the bodies in fair.c, but for where one stack slot of
+ * the scan is zeroed. Tests and benchmarks include the same bodies with a
+ * table of described CPUs.
  */
 #ifndef _KERNEL_SCHED_ASYM_FIT_H
 #define _KERNEL_SCHED_ASYM_FIT_H
