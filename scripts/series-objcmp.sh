@@ -5,7 +5,7 @@
 # scheduler's objects twice with one configuration in which every sched-rust
 # option is off, once at the series' base and once at its end, and compare
 # them function by function (scripts/objcmp.py). The base is the ported
-# steal series (the last patch before SERIES_FIRST_RUST): Linux 7.2 for
+# steal series (its last patch, SERIES_BASE_PATCH): Linux 7.2 for
 # everything the steal series does not touch, and the steal series' own C,
 # the baseline of the steal helpers, for what it does.
 #
@@ -16,14 +16,14 @@
 # Environment (the Makefile sets it): SERIES_DIR, SERIES_KMAKE (runs the
 # kernel's make with the project's toolchain, as for bisect), SERIES_BASE_KOUT
 # and SERIES_CMP_KOUT (the two build folders), SERIES_CMP_FRAGMENTS,
-# SERIES_CMP_OBJS, SERIES_FIRST_RUST (default 0008).
+# SERIES_CMP_OBJS, SERIES_BASE_PATCH (default 0007).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 tree=${SERIES_DIR:?}/linux-7.2
 base_kout=${SERIES_BASE_KOUT:?}
 cmp_kout=${SERIES_CMP_KOUT:?}
-first_rust=${SERIES_FIRST_RUST:-0008}
+base_patch=${SERIES_BASE_PATCH:-0007}
 read -r -a frags <<< "${SERIES_CMP_FRAGMENTS:?}"
 read -r -a objs <<< "${SERIES_CMP_OBJS:?}"
 accepted=$top/scripts/series-check-accepted.txt
@@ -34,14 +34,12 @@ g() { git -C "$tree" "$@"; }
 
 g rev-parse -q --verify refs/heads/series-am >/dev/null || die "no series-am branch (series.sh am makes it)"
 
-# The base: the commit of the last patch before the first Rust patch.
-mapfile -t series < <(grep -v '^#' "$top/patches/series" | sed '/^$/d')
-n_base=0
-for p in "${series[@]}"; do
-	[ "${p:0:4}" \< "$first_rust" ] || break
-	n_base=$((n_base + 1))
-done
-[ "$n_base" -gt 0 ] || die "no patch before $first_rust in patches/series"
+# The base: the commit of the steal series' last patch, found by its
+# position in patches/series (as series.sh bisect finds the first Rust patch:
+# numbers need not follow the order, and the preparatory patch 0015, which
+# comes after the steal series, must be part of what is compared).
+n_base=$(grep -v '^#' "$top/patches/series" | sed '/^$/d' | grep -n "^$base_patch" | cut -d: -f1)
+[ -n "$n_base" ] || die "SERIES_BASE_PATCH=$base_patch: no such patch in patches/series"
 base=$(g rev-list --reverse linux-7.2..series-am | sed -n "${n_base}p")
 [ -n "$base" ] || die "series-am has fewer than $n_base commits"
 
