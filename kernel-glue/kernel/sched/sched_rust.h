@@ -19,9 +19,55 @@
 #include <linux/build_bug.h>
 #include <linux/types.h>
 
-#include "ext/idle_pick.h"	/* struct scx_idle_topo, a plain view */
 #include "sparsemask.h"		/* struct sparsemask, SPARSEMASK_CHUNK_BYTES */
 #include "steal_search.h"	/* steal_from_fn, STEAL_* */
+
+/*
+ * The idle picker's view of the system: what the Rust picker reads, filled
+ * by kernel/sched/ext/idle.c from the running system. The C picker reads
+ * the system directly (ext/idle_pick.h).
+ */
+
+/* The pick flags of idle.c (enum scx_pick_idle_cpu_flags), same values. */
+#define SCX_IDLE_PICK_CORE		(1U << 0)	/* SCX_PICK_IDLE_CORE */
+#define SCX_IDLE_PICK_IN_NODE		(1U << 1)	/* SCX_PICK_IDLE_IN_NODE */
+
+/* The state of the system a pick depends on, read by the caller. */
+#define SCX_IDLE_STATE_SMT_ACTIVE	(1U << 0)	/* sched_smt_active() */
+#define SCX_IDLE_STATE_PER_NODE		(1U << 1)	/* per-node idle masks */
+
+/* The idle masks of one node, or the global ones: struct scx_idle_cpus. */
+struct scx_idle_masks {
+	unsigned long *cpu;	/* one bit per idle CPU */
+	unsigned long *smt;	/* one bit per CPU of a wholly idle SMT core */
+};
+
+/*
+ * What the picker reads of the system. Every bitmap has at least nr_cpus
+ * bits (nr_nodes for @online_nodes); bits at and above nr_cpus are
+ * ignored. Only the masks are written, and only with the picks' own rules.
+ */
+struct scx_idle_topo {
+	unsigned int nr_cpus;			/* nr_cpu_ids */
+	unsigned int nr_nodes;			/* nr_node_ids */
+	/*
+	 * [nr_cpus]: the bits of cpu_smt_mask(cpu); an entry may be rewritten
+	 * (WRITE_ONCE()) while pickers run, so it is read with READ_ONCE()
+	 */
+	const unsigned long *const *smt_siblings;
+	const int *cpu_node;			/* [nr_cpus]: cpu_to_node() */
+	struct scx_idle_masks global;		/* NUMA_NO_NODE */
+	/* [nr_nodes]: NULL masks for a node that is not possible */
+	const struct scx_idle_masks *nodes;
+	const unsigned long *online_nodes;	/* node_states[N_ONLINE] */
+	/* [nr_nodes * nr_nodes]: node_distance(from, to) at [from * nr + to] */
+	const unsigned int *distance;
+	/*
+	 * [nr_nodes * nr_nodes]: row n lists every node nearest to n first,
+	 * ties by node id (see sched_rust_idle_build_node_order())
+	 */
+	const u16 *node_order;
+};
 
 /*
  * The asymmetric capacity fit's views: what the Rust fit reads of a CPU,
@@ -122,21 +168,21 @@ int sched_rust_steal_search(const struct sparsemask *overload,
 			    steal_from_fn steal_from, void *arg);
 
 /*
- * The contracts are those of the C functions in kernel/sched/ext/idle_pick.h
- * (scx_idle_topo_test_and_clear_cpu(), scx_idle_topo_pick_in_node(),
- * scx_idle_topo_pick()). sched_rust_idle_pick() walks the other nodes in the
+ * The contracts are those of idle.c's scx_idle_test_and_clear_cpu(),
+ * pick_idle_cpu_in_node() and scx_pick_idle_cpu() (kernel/sched/ext/
+ * idle_pick.h), on the view @topo, with the system's state in @state
+ * (SCX_IDLE_STATE_*) and the rotation of cpumask_any_and_distribute() from
+ * the caller's @cursor. sched_rust_idle_pick() walks the other nodes in the
  * order of @topo->node_order, which sched_rust_idle_build_node_order() fills
  * from @topo->distance, rather than searching for the nearest one each time.
- * Out-of-range CPUs and nodes claim nothing (false, -EBUSY), in C and Rust.
- * Where the C functions would retry forever (a failed claim works on other
- * masks than those searched: a node's pick without SCX_IDLE_STATE_PER_NODE,
- * or a @topo->cpu_node entry that lags the masks), the Rust ones return
- * -EBUSY after as many such failures as there are CPUs.
- * @topo, @cpus_allowed and @cursor must not be NULL: the C functions
- * dereference them. The Rust functions, which must check a pointer before
- * they borrow it, claim nothing for a NULL one; that is not part of the
- * contract. sched_rust_idle_build_node_order(), Rust only, returns false
- * for a NULL pointer.
+ * Out of idle.c's contract, and checked only on the Rust side: out-of-range
+ * CPUs and nodes claim nothing (false, -EBUSY); where the C functions would
+ * retry forever (a failed claim works on other masks than those searched: a
+ * node's pick without SCX_IDLE_STATE_PER_NODE, or a @topo->cpu_node entry
+ * that lags the masks), the Rust ones return -EBUSY after as many such
+ * failures as there are CPUs; a NULL @topo, @cpus_allowed or @cursor claims
+ * nothing. sched_rust_idle_build_node_order() returns false for a NULL
+ * pointer.
  */
 bool sched_rust_idle_test_and_clear_cpu(const struct scx_idle_topo *topo,
 					int cpu, unsigned int state);

@@ -1,21 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: sched_ext's idle CPU picking in C (ext/idle_pick.h) against Rust
- * (sched_rust/idle_pick.rs), on synthetic machines described by struct
- * scx_idle_topo: 1 to 32 nodes with random distance tables, 1 to 4 threads
- * per core, SMT on and off, per-node and global masks, offline nodes, and
- * offline CPUs that are not their own SMT sibling.
+ * KUnit: sched_ext's idle CPU picking, idle.c's own code (the bodies of
+ * ext/idle_pick.h) against Rust (sched_rust/idle_pick.rs), on synthetic
+ * machines: 1 to 32 nodes with random distance tables, 1 to 4 threads per
+ * core, SMT on and off, per-node and global masks, offline nodes, and
+ * offline CPUs that are not their own SMT sibling. C reads a machine
+ * through a table of accessors (c_ops below), Rust through the view of
+ * sched_rust.h.
  *
  * Each case builds two identical copies of the idle masks and runs the same
  * picks on them, one copy with the C functions and one with the Rust ones,
  * from the same cursor: both must return the same CPUs, move the cursor
- * alike and leave identical masks. The last cases let kthreads pick from
- * one set of masks at once, C and Rust mixed: each idle CPU must be claimed
- * exactly once. Then the same, while a kthread writes the masks as C's
- * update_builtin_idle() does (an atomic bit on the cpu mask, a plain
- * bitmap_or() of the core into the smt mask) and, in the last case, resets
- * them half-way with plain whole-word copies as reset_idle_masks() does: a
- * CPU must be claimed once per time it was made idle.
+ * alike and leave identical masks. A machine has at most as many CPUs as a
+ * struct cpumask of this kernel holds (small_cpumask_bits: 64 in the
+ * project's VM, 8 on UML) and at most MAX_NUMNODES nodes (1 without NUMA,
+ * where idle.c has no walk across nodes). Input outside idle.c's contract
+ * (CPUs and nodes out of range, nodes without masks, claims that would
+ * retry forever) is checked on the Rust side only.
+ *
+ * The last cases let kthreads pick from one set of masks at once, C and
+ * Rust mixed: each idle CPU must be claimed exactly once. Then the same,
+ * while a kthread writes the masks as C's update_builtin_idle() does (an
+ * atomic bit on the cpu mask, a plain bitmap_or() of the core into the smt
+ * mask) and, in the last case, resets them half-way with plain whole-word
+ * copies as reset_idle_masks() does: a CPU must be claimed once per time it
+ * was made idle.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -25,6 +34,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
+#include "ext/idle_pick.h"
 #include "sched_rust.h"
 
 #define MAX_CPUS	256
@@ -38,7 +48,7 @@ struct machine {
 	unsigned long siblings[MAX_CPUS][WORDS];
 	const unsigned long *sibling_ptrs[MAX_CPUS];
 	int cpu_node[MAX_CPUS];
-	unsigned long online[BITS_TO_LONGS(MAX_NODES)];
+	nodemask_t online;
 	unsigned int distance[MAX_NODES * MAX_NODES];
 	u16 order[MAX_NODES * MAX_NODES];
 	/* [copy][nr_nodes + 1]: index MAX_NODES is the global pair */
@@ -46,9 +56,154 @@ struct machine {
 	unsigned long smt[2][MAX_NODES + 1][WORDS];
 	struct scx_idle_masks nodes[2][MAX_NODES];
 	struct scx_idle_topo topo[2];
-	/* scratch of the C walk: nr_nodes bits, not a nodemask_t (UML has 1) */
-	unsigned long unvisited[BITS_TO_LONGS(MAX_NODES)];
+	/* scratch of the C walk */
+	nodemask_t unvisited;
 };
+
+/* The largest machine a struct cpumask of this kernel can describe. */
+static unsigned int max_cpus(void)
+{
+	return min_t(unsigned int, MAX_CPUS, small_cpumask_bits);
+}
+
+static unsigned int max_nodes(void)
+{
+	return min_t(unsigned int, MAX_NODES, MAX_NUMNODES);
+}
+
+/*
+ * idle.c's picking functions on a machine: c_ops reads copy @copy of its
+ * masks, with the system state @state (SCX_IDLE_STATE_*) and the rotation
+ * cursor @cursor.
+ */
+struct c_ctx {
+	struct machine *m;
+	unsigned int copy, state;
+	unsigned int *cursor;
+	nodemask_t *unvisited;
+};
+
+static bool c_smt_active(void *ctx)
+{
+	return ((struct c_ctx *)ctx)->state & SCX_IDLE_STATE_SMT_ACTIVE;
+}
+
+static unsigned int c_nr_cpu_ids(void *ctx)
+{
+	return ((struct c_ctx *)ctx)->m->nr_cpus;
+}
+
+static int c_cpu_node(void *ctx, int cpu)
+{
+	struct c_ctx *c = ctx;
+
+	if (!(c->state & SCX_IDLE_STATE_PER_NODE))
+		return NUMA_NO_NODE;
+	return c->m->cpu_node[cpu];
+}
+
+static unsigned int c_masks(int node)
+{
+	return node == NUMA_NO_NODE ? MAX_NODES : node;
+}
+
+static struct cpumask *c_idle_cpus(void *ctx, int node)
+{
+	struct c_ctx *c = ctx;
+
+	return to_cpumask(c->m->cpu[c->copy][c_masks(node)]);
+}
+
+static struct cpumask *c_idle_smts(void *ctx, int node)
+{
+	struct c_ctx *c = ctx;
+
+	return to_cpumask(c->m->smt[c->copy][c_masks(node)]);
+}
+
+static const struct cpumask *c_smt_mask(void *ctx, int cpu)
+{
+	return to_cpumask(READ_ONCE(((struct c_ctx *)ctx)->m->sibling_ptrs[cpu]));
+}
+
+/*
+ * cpumask_any_and_distribute() over the machine's CPUs, from the caller's
+ * cursor rather than lib/cpumask.c's per-CPU one, as the Rust picker's.
+ */
+static unsigned int c_any_and_distribute(void *ctx, const struct cpumask *src1p,
+					 const struct cpumask *src2p)
+{
+	struct c_ctx *c = ctx;
+	unsigned int nr = c->m->nr_cpus, prev = READ_ONCE(*c->cursor), next;
+
+	next = find_next_and_bit_wrap(cpumask_bits(src1p), cpumask_bits(src2p), nr,
+				      prev + 1 < nr ? prev + 1 : 0);
+	if (next < nr)
+		WRITE_ONCE(*c->cursor, next);
+	return next;
+}
+
+static const nodemask_t *c_online_nodes(void *ctx)
+{
+	return &((struct c_ctx *)ctx)->m->online;
+}
+
+/* nearest_node_nodemask() over the machine's distances. */
+static int c_nearest_node(void *ctx, int node, nodemask_t *mask)
+{
+	struct machine *m = ((struct c_ctx *)ctx)->m;
+	unsigned int dist, min_dist = UINT_MAX;
+	int n, closest = MAX_NUMNODES;
+
+	for_each_node_mask(n, *mask) {
+		dist = m->distance[node * m->nr_nodes + n];
+		if (dist < min_dist) {
+			min_dist = dist;
+			closest = n;
+		}
+	}
+	return closest;
+}
+
+static nodemask_t *c_unvisited(void *ctx)
+{
+	return ((struct c_ctx *)ctx)->unvisited;
+}
+
+static bool c_test_and_clear_cpu(void *ctx, int cpu);
+static s32 c_pick_in_node(void *ctx, const struct cpumask *cpus_allowed, int node,
+			  u64 flags);
+
+static const struct scx_idle_pick_ops c_ops = {
+	.smt_active		= c_smt_active,
+	.nr_cpu_ids		= c_nr_cpu_ids,
+	.cpu_node		= c_cpu_node,
+	.idle_cpus		= c_idle_cpus,
+	.idle_smts		= c_idle_smts,
+	.smt_mask		= c_smt_mask,
+	.any_and_distribute	= c_any_and_distribute,
+	.online_nodes		= c_online_nodes,
+	.nearest_node		= c_nearest_node,
+	.unvisited		= c_unvisited,
+	.test_and_clear_cpu	= c_test_and_clear_cpu,
+	.pick_in_node		= c_pick_in_node,
+};
+
+static bool c_test_and_clear_cpu(void *ctx, int cpu)
+{
+	return __scx_idle_test_and_clear_cpu(&c_ops, ctx, cpu);
+}
+
+static s32 c_pick_in_node(void *ctx, const struct cpumask *cpus_allowed, int node,
+			  u64 flags)
+{
+	return __pick_idle_cpu_in_node(&c_ops, ctx, cpus_allowed, node, flags);
+}
+
+static s32 c_pick(void *ctx, const struct cpumask *cpus_allowed, int node, u64 flags)
+{
+	return __scx_pick_idle_cpu(&c_ops, ctx, cpus_allowed, node, flags);
+}
 
 static struct rnd_state rnd;
 
@@ -74,7 +229,7 @@ static void machine_views(struct machine *m)
 			.cpu_node = m->cpu_node,
 			.global = { m->cpu[c][MAX_NODES], m->smt[c][MAX_NODES] },
 			.nodes = m->nodes[c],
-			.online_nodes = m->online,
+			.online_nodes = nodes_addr(m->online),
 			.distance = m->distance,
 			.node_order = m->order,
 		};
@@ -96,7 +251,8 @@ static void machine_build(struct kunit *test, struct machine *m,
 	m->nr_nodes = nodes;
 	m->threads = threads;
 	m->nr_cpus = nodes * cores * threads;
-	KUNIT_ASSERT_LE(test, m->nr_cpus, MAX_CPUS);
+	KUNIT_ASSERT_LE(test, m->nr_cpus, max_cpus());
+	KUNIT_ASSERT_LE(test, nodes, max_nodes());
 
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		bool offline = rand_below(8) == 0;
@@ -109,7 +265,7 @@ static void machine_build(struct kunit *test, struct machine *m,
 	}
 	for (n = 0; n < nodes; n++) {
 		if (n == 0 || rand_below(4))
-			__set_bit(n, m->online);
+			node_set(n, m->online);
 		for (to = 0; to < nodes; to++)
 			m->distance[n * nodes + to] = n == to ? 10 : 11 + rand_below(30);
 	}
@@ -158,29 +314,36 @@ static bool masks_equal(const struct machine *m)
 
 enum pick_kind { PICK_ALL_NODES, PICK_IN_NODE, PICK_CLAIM };
 
-/* One operation in C and in Rust; both results must agree. */
+/*
+ * One operation in C and in Rust; both results must agree. Only input
+ * within idle.c's contract: a CPU below nr_cpus, a node of the machine or
+ * NUMA_NO_NODE (with global masks), and claims that work on the masks
+ * searched (per-node masks for a node's pick).
+ */
 static void pick_both(struct kunit *test, struct machine *m, enum pick_kind kind,
 		      const unsigned long *allowed, int node, u64 flags,
 		      unsigned int state, unsigned int *cursor, int cpu)
 {
 	unsigned int c_cursor = *cursor, rust_cursor = *cursor;
+	struct c_ctx c = {
+		.m = m, .copy = 0, .state = state, .cursor = &c_cursor,
+		.unvisited = &m->unvisited,
+	};
 	s32 c_got, rust_got;
 
 	switch (kind) {
 	case PICK_ALL_NODES:
-		c_got = scx_idle_topo_pick(&m->topo[0], allowed, node, flags, state,
-					   &c_cursor, m->unvisited);
+		c_got = c_pick(&c, to_cpumask(allowed), node, flags);
 		rust_got = sched_rust_idle_pick(&m->topo[1], allowed, node, flags,
 						state, &rust_cursor);
 		break;
 	case PICK_IN_NODE:
-		c_got = scx_idle_topo_pick_in_node(&m->topo[0], allowed, node,
-						   flags, state, &c_cursor);
+		c_got = c_pick_in_node(&c, to_cpumask(allowed), node, flags);
 		rust_got = sched_rust_idle_pick_in_node(&m->topo[1], allowed, node,
 							flags, state, &rust_cursor);
 		break;
 	default:
-		c_got = scx_idle_topo_test_and_clear_cpu(&m->topo[0], cpu, state);
+		c_got = c_test_and_clear_cpu(&c, cpu);
 		rust_got = sched_rust_idle_test_and_clear_cpu(&m->topo[1], cpu, state);
 		break;
 	}
@@ -230,9 +393,9 @@ static void idle_pick_random(struct kunit *test)
 	prandom_seed_state(&rnd, 0x5eed1d1e);
 
 	for (i = 0; i < RANDOM_CASES; i++) {
-		unsigned int nodes = 1 + rand_below(MAX_NODES);
-		unsigned int threads = 1 + rand_below(4);
-		unsigned int max_cores = MAX_CPUS / (nodes * threads);
+		unsigned int nodes = 1 + rand_below(min(max_nodes(), max_cpus()));
+		unsigned int threads = 1 + rand_below(min(4U, max_cpus() / nodes));
+		unsigned int max_cores = max_cpus() / (nodes * threads);
 		unsigned int cores = 1 + rand_below(min(max_cores, 4U));
 		unsigned int cursor = rand_below(nodes * cores * threads + 2);
 
@@ -249,7 +412,7 @@ static void idle_pick_random(struct kunit *test)
 				state |= SCX_IDLE_STATE_PER_NODE;
 			random_allowed(m, allowed);
 			pick_both(test, m, kind, allowed, node, flags, state, &cursor,
-				  rand_below(m->nr_cpus + 1));
+				  rand_below(m->nr_cpus));
 			cases++;
 		}
 	}
@@ -266,12 +429,18 @@ static struct machine *edge_machine(struct kunit *test, u32 seed,
 {
 	struct machine *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 
+	if (max_nodes() < 3 || max_cpus() < 12)
+		kunit_skip(test, "needs 3 nodes (MAX_NUMNODES %d) and 12 CPUs in a cpumask (%u)",
+			   MAX_NUMNODES, small_cpumask_bits);
 	*allowed = kunit_kcalloc(test, WORDS, sizeof(long), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	KUNIT_ASSERT_NOT_NULL(test, *allowed);
 	prandom_seed_state(&rnd, seed);
 	machine_build(test, m, 3, 2, 2, 100);
-	bitmap_fill(m->online, 3);
+	nodes_clear(m->online);
+	node_set(0, m->online);
+	node_set(1, m->online);
+	node_set(2, m->online);
 	machine_plain_siblings(m);
 	return m;
 }
@@ -333,21 +502,33 @@ static void idle_pick_edges(struct kunit *test)
 	pick_both(test, m, PICK_ALL_NODES, allowed, 0, 0, smt_node, &cursor, 0);
 	KUNIT_EXPECT_GE(test, cursor, 8);
 	/* Node 2 offline: the walk goes to node 1. */
-	__clear_bit(2, m->online);
+	node_clear(2, m->online);
 	pick_both(test, m, PICK_ALL_NODES, allowed, 0, 0, smt_node, &cursor, 0);
 	KUNIT_EXPECT_LT(test, cursor, 8);
 
 	/* The global masks, SMT off: any CPU, and never another node walk. */
 	bitmap_fill(allowed, m->nr_cpus);
 	pick_both(test, m, PICK_ALL_NODES, allowed, NUMA_NO_NODE, 0, 0, &cursor, 0);
-	/* Bad input: nodes that are not nodes, CPUs out of range. */
-	pick_both(test, m, PICK_ALL_NODES, allowed, -2, 0, smt_node, &cursor, 0);
-	pick_both(test, m, PICK_IN_NODE, allowed, 3, 0, smt_node, &cursor, 0);
-	pick_both(test, m, PICK_CLAIM, allowed, 0, 0, smt_node, &cursor, -1);
-	pick_both(test, m, PICK_CLAIM, allowed, 0, 0, smt_node, &cursor, 12);
 	/* A cursor past the last CPU starts from 0. */
 	cursor = 1000;
 	pick_both(test, m, PICK_ALL_NODES, allowed, NUMA_NO_NODE, 0, 0, &cursor, 0);
+	cursor = 0;
+
+	/*
+	 * Rust alone: input out of idle.c's contract, which idle.c would read
+	 * out of bounds. Nodes that are not nodes and CPUs out of range claim
+	 * nothing and write nothing.
+	 */
+	memcpy(m->cpu[0], m->cpu[1], sizeof(m->cpu[0]));
+	memcpy(m->smt[0], m->smt[1], sizeof(m->smt[0]));
+	KUNIT_EXPECT_EQ(test, sched_rust_idle_pick(&m->topo[1], allowed, -2, 0, smt_node,
+						   &cursor), -EBUSY);
+	KUNIT_EXPECT_EQ(test, sched_rust_idle_pick_in_node(&m->topo[1], allowed, 3, 0,
+							   smt_node, &cursor), -EBUSY);
+	KUNIT_EXPECT_FALSE(test, sched_rust_idle_test_and_clear_cpu(&m->topo[1], -1, smt_node));
+	KUNIT_EXPECT_FALSE(test, sched_rust_idle_test_and_clear_cpu(&m->topo[1], 12, smt_node));
+	KUNIT_EXPECT_EQ(test, cursor, 0);
+	KUNIT_EXPECT_TRUE(test, masks_equal(m));
 }
 
 /*
@@ -360,17 +541,18 @@ static void idle_pick_odd_input(struct kunit *test)
 	unsigned long *allowed;
 	struct machine *m = edge_machine(test, 3, &allowed);
 	const unsigned int smt_node = SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE;
-	unsigned int cursor = 0, copy, cpu;
+	unsigned int cursor = 0;
 
 	bitmap_fill(allowed, m->nr_cpus);
 
-	/* A start node without masks: -EBUSY, no walk to the others. */
-	for (copy = 0; copy < 2; copy++)
-		m->nodes[copy][1] = (struct scx_idle_masks) {};
-	pick_both(test, m, PICK_ALL_NODES, allowed, 1, 0, smt_node, &cursor, 0);
-	for (cpu = 0; cpu < m->nr_cpus; cpu++)
-		if (m->cpu_node[cpu] != 1)
-			KUNIT_EXPECT_TRUE(test, test_bit(cpu, m->cpu[1][m->cpu_node[cpu]]));
+	/*
+	 * Rust alone: a start node without masks (not possible), which idle.c
+	 * would dereference: -EBUSY, no walk to the others.
+	 */
+	m->nodes[1][1] = (struct scx_idle_masks) {};
+	KUNIT_EXPECT_EQ(test, sched_rust_idle_pick(&m->topo[1], allowed, 1, 0, smt_node,
+						   &cursor), -EBUSY);
+	KUNIT_EXPECT_TRUE(test, masks_equal(m));
 	machine_views(m);
 
 	/* A CPU of no node (NUMA_NO_NODE) is claimed in the global masks. */
@@ -461,15 +643,14 @@ static void idle_pick_node_order_max_nodes(struct kunit *test)
 
 /* Concurrent pickers on one set of masks, and a C writer of the masks. */
 #define RACE_THREADS	4
-#define RACE_CPUS	MAX_CPUS
 #define RACE_UPDATES	4096
 
 struct race {
 	struct machine *m;
 	unsigned long allowed[WORDS];
-	atomic_t claims[RACE_CPUS];
+	atomic_t claims[MAX_CPUS];
 	/* times the updater made a busy CPU idle again */
-	atomic_t idles[RACE_CPUS];
+	atomic_t idles[MAX_CPUS];
 	unsigned long initial_cpu[2][WORDS];
 	bool reset;
 	/* pickers, then the updater */
@@ -480,7 +661,7 @@ struct race {
 struct racer {
 	struct race *race;
 	int id;
-	unsigned long unvisited[BITS_TO_LONGS(MAX_NODES)];
+	nodemask_t unvisited;
 };
 
 static int race_fn(void *arg)
@@ -489,6 +670,11 @@ static int race_fn(void *arg)
 	struct race *race = r->race;
 	const unsigned int state = SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE;
 	unsigned int cursor = r->id * 61;
+	struct c_ctx c = {
+		.m = race->m, .copy = 0, .state = state, .cursor = &cursor,
+		.unvisited = &r->unvisited,
+	};
+	int node = (r->id / 2) % race->m->nr_nodes;
 	s32 cpu;
 
 	/*
@@ -501,11 +687,9 @@ static int race_fn(void *arg)
 		/* Odd threads pick in Rust, even ones in C; two per node. */
 		if (r->id & 1)
 			cpu = sched_rust_idle_pick(&race->m->topo[0], race->allowed,
-						   r->id / 2, 0, state, &cursor);
+						   node, 0, state, &cursor);
 		else
-			cpu = scx_idle_topo_pick(&race->m->topo[0], race->allowed,
-						 r->id / 2, 0, state, &cursor,
-						 r->unvisited);
+			cpu = c_pick(&c, to_cpumask(race->allowed), node, 0);
 		if (cpu < 0)
 			break;
 		atomic_inc(&race->claims[cpu]);
@@ -533,8 +717,8 @@ static int update_fn(void *arg)
 	while (!atomic_read(&race->go))
 		cond_resched();
 	for (i = 0; i < RACE_UPDATES; i++) {
-		/* 37 is prime to RACE_CPUS: every CPU, 16 times. */
-		cpu = (i * 37) % RACE_CPUS;
+		/* every CPU alike: nr_cpus is no multiple of 37 (checked) */
+		cpu = (i * 37) % m->nr_cpus;
 		node = m->cpu_node[cpu];
 		if (!test_and_set_bit(cpu, m->cpu[0][node]))
 			atomic_inc(&race->idles[cpu]);
@@ -547,13 +731,13 @@ static int update_fn(void *arg)
 		 * bitmap_subset() read against a claim; docs/testing.md).
 		 */
 		kcsan_disable_current();
-		if (bitmap_subset(m->siblings[cpu], m->cpu[0][node], RACE_CPUS))
+		if (bitmap_subset(m->siblings[cpu], m->cpu[0][node], m->nr_cpus))
 			bitmap_or(m->smt[0][node], m->smt[0][node], m->siblings[cpu],
-				  RACE_CPUS);
+				  m->nr_cpus);
 		if (race->reset && i == RACE_UPDATES / 2)
-			for (node = 0; node < 2; node++)
+			for (node = 0; node < m->nr_nodes; node++)
 				bitmap_copy(m->cpu[0][node], race->initial_cpu[node],
-					    RACE_CPUS);
+					    m->nr_cpus);
 		kcsan_enable_current();
 		cond_resched();
 	}
@@ -562,8 +746,8 @@ static int update_fn(void *arg)
 }
 
 /*
- * Pickers on one set of masks (2 nodes of 64 cores of 2 threads, every CPU
- * idle at first), alone or with update_fn() (updates), which resets the
+ * Pickers on one set of masks (2 nodes, or 1 without NUMA, of 2-thread
+ * cores, as many CPUs as a cpumask holds; every CPU idle at first), alone or with update_fn() (updates), which resets the
  * masks half-way with reset. Each CPU is claimed as many times as it became
  * idle, less once if it is idle at the end: 1 + its idles[], plus one if
  * the reset made it idle again, which cannot be counted.
@@ -573,19 +757,22 @@ static void run_race(struct kunit *test, bool updates, bool reset)
 	struct race *race = kunit_kzalloc(test, sizeof(*race), GFP_KERNEL);
 	struct racer racers[RACE_THREADS];
 	int threads = RACE_THREADS + updates;
-	int i, cpu;
+	unsigned int nodes = min(2U, max_nodes());
+	int i, cpu, n;
 
 	KUNIT_ASSERT_NOT_NULL(test, race);
 	race->m = kunit_kzalloc(test, sizeof(*race->m), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, race->m);
 	prandom_seed_state(&rnd, 2);
-	/* 2 nodes of 64 cores of 2 threads, every CPU idle, none offline. */
-	machine_build(test, race->m, 2, 64, 2, 100);
+	/* Every CPU idle, none offline. */
+	machine_build(test, race->m, nodes, max_cpus() / (2 * nodes), 2, 100);
 	machine_plain_siblings(race->m);
-	bitmap_fill(race->m->online, 2);
-	bitmap_fill(race->allowed, RACE_CPUS);
-	memcpy(race->initial_cpu[0], race->m->cpu[0][0], sizeof(race->initial_cpu[0]));
-	memcpy(race->initial_cpu[1], race->m->cpu[0][1], sizeof(race->initial_cpu[1]));
+	KUNIT_ASSERT_NE(test, race->m->nr_cpus % 37, 0);
+	for (n = 0; n < nodes; n++) {
+		node_set(n, race->m->online);
+		memcpy(race->initial_cpu[n], race->m->cpu[0][n], sizeof(race->initial_cpu[n]));
+	}
+	bitmap_fill(race->allowed, race->m->nr_cpus);
 	race->reset = reset;
 
 	if (updates) {
@@ -608,7 +795,8 @@ static void run_race(struct kunit *test, bool updates, bool reset)
 	for (i = 0; i < threads; i++)
 		KUNIT_ASSERT_NE_MSG(test, wait_for_completion_timeout(&race->done[i], 60 * HZ),
 				    0, "thread %d did not finish", i);
-	for (cpu = 0; cpu < RACE_CPUS; cpu++) {
+	kunit_info(test, "%u CPUs in %u nodes", race->m->nr_cpus, nodes);
+	for (cpu = 0; cpu < race->m->nr_cpus; cpu++) {
 		int claims = atomic_read(&race->claims[cpu]);
 		int idles = atomic_read(&race->idles[cpu]);
 		int idle_now = test_bit(cpu, race->m->cpu[0][race->m->cpu_node[cpu]]);

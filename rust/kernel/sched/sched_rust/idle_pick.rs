@@ -2,7 +2,8 @@
 
 //! Idle CPU picking of sched_ext's built-in idle policy, per NUMA node.
 //!
-//! C header: [`kernel/sched/ext/idle_pick.h`](srctree/kernel/sched/ext/idle_pick.h).
+//! C header: [`kernel/sched/ext/idle_pick.h`](srctree/kernel/sched/ext/idle_pick.h) (idle.c's
+//! own functions, the baseline); the view: [`kernel/sched/sched_rust.h`](srctree/kernel/sched/sched_rust.h).
 //!
 //! sched_ext tracks idle CPUs in two bitmaps per NUMA node (or in one global
 //! pair when the BPF scheduler did not ask for per-node tracking): `cpu`, one
@@ -248,7 +249,7 @@ fn masks_of_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> Option<IdleMasks
 /// before writes, to spare cache lines.
 ///
 /// Returns false, writing nothing, for a CPU out of range.
-// Always inlined, as C's scx_idle_topo_test_and_clear_cpu() is: the claim
+// Always inlined, as C's __scx_idle_test_and_clear_cpu() is: the claim
 // is every pick's hot path, and LLVM's threshold left it a call.
 #[inline(always)]
 pub fn test_and_clear_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> bool {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Boundary of the sched_ext idle picker: `struct scx_idle_topo` of
-//! `kernel/sched/ext/idle_pick.h`.
+//! `kernel/sched/sched_rust.h`.
 //!
 //! The C view holds raw pointers to the idle masks, the SMT sibling masks
 //! and the node tables; [`View`] reads them for the core in
@@ -64,7 +64,7 @@ impl<'a> View<'a> {
     /// # Safety
     ///
     /// If not NULL, `topo` points to a `struct scx_idle_topo` that is live
-    /// for `'a` and whose pointers are valid as `idle_pick.h` documents:
+    /// for `'a` and whose pointers are valid as `sched_rust.h` documents:
     /// every bitmap has at least `nr_cpus` bits (`online_nodes`: `nr_nodes`
     /// bits), `smt_siblings` and `cpu_node` have `nr_cpus` entries, `nodes`
     /// has `nr_nodes` (a node's masks are both NULL or both valid),
@@ -257,7 +257,7 @@ unsafe fn pick_args<'a>(
 /// # Safety
 ///
 /// `topo` is NULL or points to a valid, live `struct scx_idle_topo` (see
-/// `kernel/sched/ext/idle_pick.h`).
+/// `kernel/sched/sched_rust.h`).
 #[export]
 pub unsafe extern "C" fn sched_rust_idle_test_and_clear_cpu(
     topo: *const bindings::scx_idle_topo,
