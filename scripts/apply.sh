@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Put sched-rust into the kernel tree at $KSRC:
-#  1. install the new files, whose folders mirror the tree:
+#  1. take back the applied patches that changed since (newest first);
+#  2. install the new files, whose folders mirror the tree:
 #       rust/kernel/**, kernel-glue/**, kunit-tests/**, bench/kernel/**  ->  $KSRC/**
 #       Kconfig                                         ->  $KSRC/kernel/sched/Kconfig.rust
-#     (only changed files are rewritten, so make rebuilds only what changed);
-#  2. apply patches/series to the existing files.
+#     (only changed files are rewritten, so make rebuilds only what changed;
+#     a new file that later patches change is installed as it stands before
+#     them, see scripts/new-file-at.py);
+#  3. apply the rest of patches/series.
 #
 # Re-running is safe: patches already applied are skipped. A patch that
 # changed since it was applied is reverted (with every later one) and
@@ -24,33 +27,11 @@ die() { printf 'apply: error: %s\n' "$*" >&2; exit 1; }
 grep -q '^VERSION = 7$' "$KSRC/Makefile" && grep -q '^PATCHLEVEL = 2$' "$KSRC/Makefile" ||
 	die "$KSRC is not Linux 7.2"
 
-# 1. New files.
-installed=0
-install_tree() { # root subdir: $root/$subdir/x -> $KSRC/$subdir/x
-	local root=$1 sub=$2 f
-	while IFS= read -r -d '' f; do
-		local rel=${f#"$root"/}
-		if ! cmp -s "$f" "$KSRC/$rel"; then
-			install -D -m 0644 "$f" "$KSRC/$rel"
-			installed=$((installed + 1))
-		fi
-	done < <(find "$root/$sub" -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' \) -print0)
-}
-install_tree "$top/rust" kernel
-install_tree "$top/kernel-glue" kernel
-install_tree "$top/kunit-tests" kernel
-install_tree "$top/bench" kernel
-if ! cmp -s "$top/Kconfig" "$KSRC/kernel/sched/Kconfig.rust"; then
-	install -m 0644 "$top/Kconfig" "$KSRC/kernel/sched/Kconfig.rust"
-	installed=$((installed + 1))
-fi
-log "$installed new or changed file(s) installed"
-
 # A patch may have no diff at all: one whose content is only new files
-# (patches/new-files), installed above like every other new file.
+# (patches/new-files), installed in step 2 like every other new file.
 has_diff() { grep -q '^--- ' "$1"; }
 
-# 2. Patches. $state holds a copy of each patch as applied, in order.
+# 1. Patches. $state holds a copy of each patch as applied, in order.
 mkdir -p "$state"
 mapfile -t series < <(grep -v -e '^#' -e '^[[:space:]]*$' "$top/patches/series")
 mapfile -t applied < <(cat "$state/series" 2>/dev/null || true)
@@ -74,6 +55,42 @@ for ((i = ${#applied[@]} - 1; i >= keep; i--)); do
 	printf '%s\n' "${applied[@]:0:$i}" | sed '/^$/d' > "$state/series"
 done
 
+# 2. New files, once the patches that changed have been taken back. A new
+# file that later patches change (scripts/new-file-at.py --grown) is
+# installed as it stands after the patches kept, so that the patches still
+# to apply bring it to the repository's version.
+installed=0
+grown_list=$("$top/scripts/new-file-at.py" --grown) || die "scripts/new-file-at.py --grown failed"
+mapfile -t grown <<< "$grown_list"
+install_file() { # source tree-path
+	local src=$1 rel=$2 g
+	for g in "${grown[@]}"; do
+		if [ "$g" = "$rel" ]; then
+			"$top/scripts/new-file-at.py" "$rel" "$keep" > "$state/grown.tmp" ||
+				die "cannot rebuild $rel as it stands after $keep patch(es)"
+			src=$state/grown.tmp
+		fi
+	done
+	if ! cmp -s "$src" "$KSRC/$rel"; then
+		install -D -m 0644 "$src" "$KSRC/$rel"
+		installed=$((installed + 1))
+	fi
+}
+install_tree() { # root subdir: $root/$subdir/x -> $KSRC/$subdir/x
+	local root=$1 sub=$2 f
+	while IFS= read -r -d '' f; do
+		install_file "$f" "${f#"$root"/}"
+	done < <(find "$root/$sub" -type f \( -name '*.rs' -o -name '*.c' -o -name '*.h' \) -print0)
+}
+install_tree "$top/rust" kernel
+install_tree "$top/kernel-glue" kernel
+install_tree "$top/kunit-tests" kernel
+install_tree "$top/bench" kernel
+install_file "$top/Kconfig" kernel/sched/Kconfig.rust
+rm -f "$state/grown.tmp"
+log "$installed new or changed file(s) installed"
+
+# 3. The patches not applied yet.
 for ((i = keep; i < ${#series[@]}; i++)); do
 	p=${series[$i]}
 	[ -f "$top/patches/$p" ] || die "patches/series lists $p, which does not exist"

@@ -9,8 +9,9 @@
 # everything the steal series does not touch, and the steal series' own C,
 # the baseline of the steal helpers, for what it does.
 #
-# Then a planted change: one operator in the body of fair.c's
-# asym_fits_cpu() (in asym_fit.h since the series moved it there), must make
+# Then two planted changes, one at a time: one operator in the body of
+# fair.c's asym_fits_cpu() (in asym_fit.h since the series moved it there)
+# and one in idle.c's walk across nodes (in ext/idle_pick.h): each must make
 # the comparison fail; the tree is restored afterwards, and so is the object.
 #
 # Environment (the Makefile sets it): SERIES_DIR, SERIES_KMAKE (runs the
@@ -67,22 +68,35 @@ log "compare ${objs[*]}"
 
 # The planted change: asym_fits_cpu() accepts a CPU on which the task only
 # fits with its uclamp_min missed (util_fits_cpu() < 0).
-planted=kernel/sched/asym_fit.h
-line='(__util_fits_cpu(ops, ctx, util, util_min, util_max, cpu) > 0);'
-log "planted change: asym_fits_cpu()'s test with '>= 0' for '> 0' ($planted); the comparison must fail"
-g checkout -q -f series-am
-grep -qF "$line" "$tree/$planted" ||
-	die "the planted change's line is not in $planted any more: update scripts/series-objcmp.sh"
-sed -i 's/util_min, util_max, cpu) > 0);/util_min, util_max, cpu) >= 0);/' "$tree/$planted"
-$SERIES_KMAKE KSRC="$tree" KOUT="$cmp_kout" KTARGETS=kernel/sched/fair.o
-if "$top/scripts/objcmp.py" --accepted "$accepted" "$base_kout" "$cmp_kout" "${objs[@]}" \
-		> "$cmp_kout/planted.txt"; then
-	cat "$cmp_kout/planted.txt"
-	die "the planted change was not caught"
-fi
-grep 'DIFFERS' "$cmp_kout/planted.txt" | sed 's/^/  /'
-log "the planted change was caught"
-restore
-$SERIES_KMAKE KSRC="$tree" KOUT="$cmp_kout" KTARGETS=kernel/sched/fair.o
+# plant <file> <object> <line> <sed expression> <what>: the changed line must
+# make the comparison fail; then the tree and the object are restored.
+plant() {
+	local file=$1 obj=$2 line=$3 expr=$4 what=$5
+	log "planted change: $what ($file); the comparison must fail"
+	g checkout -q -f series-am
+	grep -qF "$line" "$tree/$file" ||
+		die "the planted change's line is not in $file any more: update scripts/series-objcmp.sh"
+	sed -i "$expr" "$tree/$file"
+	! g diff --quiet -- "$file" || die "the planted change changed nothing in $file"
+	$SERIES_KMAKE KSRC="$tree" KOUT="$cmp_kout" KTARGETS="$obj"
+	if "$top/scripts/objcmp.py" --accepted "$accepted" "$base_kout" "$cmp_kout" "${objs[@]}" \
+			> "$cmp_kout/planted.txt"; then
+		cat "$cmp_kout/planted.txt"
+		die "the planted change was not caught"
+	fi
+	grep 'DIFFERS' "$cmp_kout/planted.txt" | sed 's/^/  /'
+	log "the planted change was caught"
+	restore
+	$SERIES_KMAKE KSRC="$tree" KOUT="$cmp_kout" KTARGETS="$obj"
+}
+
+plant kernel/sched/asym_fit.h kernel/sched/fair.o \
+	'(__util_fits_cpu(ops, ctx, util, util_min, util_max, cpu) > 0);' \
+	's/util_min, util_max, cpu) > 0);/util_min, util_max, cpu) >= 0);/' \
+	"asym_fits_cpu()'s test with '>= 0' for '> 0'"
+plant kernel/sched/ext/idle_pick.h kernel/sched/build_policy.o \
+	'if (cpu >= 0)' \
+	's/^\t\tif (cpu >= 0)$/\t\tif (cpu > 0)/' \
+	"the node walk of pick_idle_cpu_from_online_nodes() stopping at 'cpu > 0' for 'cpu >= 0'"
 trap - EXIT
 log "ok: with every option off, the series' scheduler objects are the base's, but for the accepted differences"

@@ -187,7 +187,10 @@ make_series() {
 		while read -r nn path; do
 			[ "$nn" = "$n" ] || continue
 			[ ! -e "$tree/$path" ] || die "$p: the new file $path already exists in the tree"
-			install -D -m 0644 "$(new_file_source "$path")" "$tree/$path"
+			# As it stands after this patch: later patches may change it.
+			mkdir -p "$(dirname "$tree/$path")"
+			"$top/scripts/new-file-at.py" "$path" "$i" > "$tree/$path" ||
+				die "$p: cannot rebuild the new file $path as this patch brings it"
 			g add -f -- "$path"
 			added=$((added + 1))
 		done < <(new_files)

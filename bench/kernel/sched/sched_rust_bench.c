@@ -944,8 +944,9 @@ static int bench_show(struct seq_file *m, void *v)
 	seq_printf(m, "%-22s %10s %10s %10s %10s %10s %11s %11s %6s %s\n", "operation",
 		   "median", "p25", "p75", "min", "max", "C-ns/op", "Rust-ns/op", "ops",
 		   "check");
-	if (IS_ENABLED(CONFIG_SCHED_RUST_IDLE_PICK) && IS_ENABLED(CONFIG_NUMA) &&
-	    !idle_bench_fits())
+	if (IS_ENABLED(CONFIG_SCHED_RUST_IDLE_PICK) && !IS_ENABLED(CONFIG_NUMA))
+		seq_puts(m, "# idle pick: left out: no NUMA, so idle.c has no walk across nodes\n");
+	else if (IS_ENABLED(CONFIG_SCHED_RUST_IDLE_PICK) && !idle_bench_fits())
 		seq_printf(m, "# idle pick: left out: a cpumask holds %u CPUs, the machines need 64\n",
 			   small_cpumask_bits);
 	for (i = 0; i < ARRAY_SIZE(bench_ops); i++) {

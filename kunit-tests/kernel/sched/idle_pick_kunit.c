@@ -419,29 +419,47 @@ static void idle_pick_random(struct kunit *test)
 	kunit_info(test, "%u random picks on %u machines agree", cases, RANDOM_CASES);
 }
 
+#ifdef CONFIG_NUMA
 /*
- * The machine of the edge cases: 3 nodes of 2 cores of 2 threads (node n:
- * CPUs 4n..4n+3), every CPU idle and its own sibling, every node online;
- * and an empty allowed mask.
+ * The machine of the edge cases, 8 CPUs in 3 nodes, cores of 2 threads:
+ * node 0 has CPUs 0-3, node 1 CPUs 4-5, node 2 CPUs 6-7. Every CPU idle
+ * and its own sibling, every node online; and an empty allowed mask. The
+ * hand-made cases need NUMA: without it, idle.c has no walk across nodes.
  */
 static struct machine *edge_machine(struct kunit *test, u32 seed,
 				    unsigned long **allowed)
 {
 	struct machine *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	unsigned int cpu, c, n;
 
-	if (max_nodes() < 3 || max_cpus() < 12)
-		kunit_skip(test, "needs 3 nodes (MAX_NUMNODES %d) and 12 CPUs in a cpumask (%u)",
+	if (max_nodes() < 3 || max_cpus() < 8)
+		kunit_skip(test, "needs 3 nodes (MAX_NUMNODES %d) and 8 CPUs in a cpumask (%u)",
 			   MAX_NUMNODES, small_cpumask_bits);
 	*allowed = kunit_kcalloc(test, WORDS, sizeof(long), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	KUNIT_ASSERT_NOT_NULL(test, *allowed);
 	prandom_seed_state(&rnd, seed);
-	machine_build(test, m, 3, 2, 2, 100);
-	nodes_clear(m->online);
-	node_set(0, m->online);
-	node_set(1, m->online);
-	node_set(2, m->online);
+	/* One node of 4 cores of 2 threads, every CPU idle; then 3 nodes. */
+	machine_build(test, m, 1, 4, 2, 100);
 	machine_plain_siblings(m);
+	m->nr_nodes = 3;
+	for (cpu = 4; cpu < 8; cpu++) {
+		n = cpu < 6 ? 1 : 2;
+		m->cpu_node[cpu] = n;
+		for (c = 0; c < 2; c++) {
+			__clear_bit(cpu, m->cpu[c][0]);
+			__set_bit(cpu, m->cpu[c][n]);
+			__clear_bit(cpu, m->smt[c][0]);
+			__set_bit(cpu, m->smt[c][n]);
+		}
+	}
+	for (n = 0; n < 9; n++)
+		m->distance[n] = n % 4 ? 20 : 10;
+	KUNIT_ASSERT_TRUE(test, sched_rust_idle_build_node_order(m->distance, 3, m->order));
+	nodes_clear(m->online);
+	for (n = 0; n < 3; n++)
+		node_set(n, m->online);
+	machine_views(m);
 	return m;
 }
 
@@ -494,17 +512,17 @@ static void idle_pick_edges(struct kunit *test)
 
 	/* Node 0 limited to itself, then the walk to node 2 (nearer than 1). */
 	bitmap_zero(allowed, MAX_CPUS);
-	for (cpu = 4; cpu < 12; cpu++)
+	for (cpu = 4; cpu < 8; cpu++)
 		__set_bit(cpu, allowed);
 	pick_both(test, m, PICK_ALL_NODES, allowed, 0, SCX_IDLE_PICK_IN_NODE,
 		  smt_node, &cursor, 0);
 	KUNIT_EXPECT_EQ(test, test_bit(4, m->cpu[1][1]), 1);
 	pick_both(test, m, PICK_ALL_NODES, allowed, 0, 0, smt_node, &cursor, 0);
-	KUNIT_EXPECT_GE(test, cursor, 8);
+	KUNIT_EXPECT_GE(test, cursor, 6);
 	/* Node 2 offline: the walk goes to node 1. */
 	node_clear(2, m->online);
 	pick_both(test, m, PICK_ALL_NODES, allowed, 0, 0, smt_node, &cursor, 0);
-	KUNIT_EXPECT_LT(test, cursor, 8);
+	KUNIT_EXPECT_LT(test, cursor, 6);
 
 	/* The global masks, SMT off: any CPU, and never another node walk. */
 	bitmap_fill(allowed, m->nr_cpus);
@@ -526,7 +544,7 @@ static void idle_pick_edges(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sched_rust_idle_pick_in_node(&m->topo[1], allowed, 3, 0,
 							   smt_node, &cursor), -EBUSY);
 	KUNIT_EXPECT_FALSE(test, sched_rust_idle_test_and_clear_cpu(&m->topo[1], -1, smt_node));
-	KUNIT_EXPECT_FALSE(test, sched_rust_idle_test_and_clear_cpu(&m->topo[1], 12, smt_node));
+	KUNIT_EXPECT_FALSE(test, sched_rust_idle_test_and_clear_cpu(&m->topo[1], 8, smt_node));
 	KUNIT_EXPECT_EQ(test, cursor, 0);
 	KUNIT_EXPECT_TRUE(test, masks_equal(m));
 }
@@ -578,18 +596,19 @@ static void idle_pick_odd_input(struct kunit *test)
 
 	/*
 	 * A node's pick without per-node tracking: the claims work on the
-	 * global masks, where CPU 9 alone is idle. It is claimed as idle.c
+	 * global masks, where CPU 7 alone is idle. It is claimed as idle.c
 	 * would; then node 2's other CPUs fail their claims, and the pick ends.
 	 */
 	bitmap_zero(m->cpu[1][MAX_NODES], MAX_CPUS);
 	bitmap_zero(m->smt[1][MAX_NODES], MAX_CPUS);
-	__set_bit(9, m->cpu[1][MAX_NODES]);
+	__set_bit(7, m->cpu[1][MAX_NODES]);
 	bitmap_fill(allowed, m->nr_cpus);
 	KUNIT_EXPECT_EQ(test, sched_rust_idle_pick_in_node(&m->topo[1], allowed, 2, 0,
-							   SCX_IDLE_STATE_SMT_ACTIVE, &cursor), 9);
+							   SCX_IDLE_STATE_SMT_ACTIVE, &cursor), 7);
 	KUNIT_EXPECT_EQ(test, sched_rust_idle_pick(&m->topo[1], allowed, 2, 0,
 						   SCX_IDLE_STATE_SMT_ACTIVE, &cursor), -EBUSY);
 }
+#endif /* CONFIG_NUMA */
 
 /*
  * The node order at the kernel's MAX_NUMNODES (1024 with MAXSMP's
@@ -747,8 +766,9 @@ static int update_fn(void *arg)
 
 /*
  * Pickers on one set of masks (2 nodes, or 1 without NUMA, of 2-thread
- * cores, as many CPUs as a cpumask holds; every CPU idle at first), alone or with update_fn() (updates), which resets the
- * masks half-way with reset. Each CPU is claimed as many times as it became
+ * cores, as many CPUs as a cpumask holds; every CPU idle at first), alone
+ * or with update_fn() (updates), which resets the masks half-way with
+ * reset. Each CPU is claimed as many times as it became
  * idle, less once if it is idle at the end: 1 + its idles[], plus one if
  * the reset made it idle again, which cannot be counted.
  */
@@ -826,8 +846,10 @@ static void idle_pick_concurrent_reset(struct kunit *test)
 }
 
 static struct kunit_case idle_pick_cases[] = {
+#ifdef CONFIG_NUMA
 	KUNIT_CASE(idle_pick_edges),
 	KUNIT_CASE(idle_pick_odd_input),
+#endif
 	KUNIT_CASE_SLOW(idle_pick_node_order_max_nodes),
 	KUNIT_CASE_SLOW(idle_pick_random),
 	KUNIT_CASE_SLOW(idle_pick_concurrent),

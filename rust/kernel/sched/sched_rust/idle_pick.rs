@@ -3,7 +3,9 @@
 //! Idle CPU picking of sched_ext's built-in idle policy, per NUMA node.
 //!
 //! C header: [`kernel/sched/ext/idle_pick.h`](srctree/kernel/sched/ext/idle_pick.h) (idle.c's
-//! own functions, the baseline); the view: [`kernel/sched/sched_rust.h`](srctree/kernel/sched/sched_rust.h).
+//! own functions, the baseline).
+//!
+//! The view: [`kernel/sched/sched_rust.h`](srctree/kernel/sched/sched_rust.h).
 //!
 //! sched_ext tracks idle CPUs in two bitmaps per NUMA node (or in one global
 //! pair when the BPF scheduler did not ask for per-node tracking): `cpu`, one
