@@ -434,9 +434,22 @@ static bool idle_bench_init(void)
 	idle_bench[1] = idle_bench_alloc(32);
 	return idle_bench[0] && idle_bench[1];
 }
+
+static void idle_bench_header(struct seq_file *m)
+{
+	if (!idle_bench_fits())
+		seq_printf(m, "# idle pick: left out: a cpumask holds %u CPUs, the machines need 64\n",
+			   small_cpumask_bits);
+}
 #else
 static bool idle_bench_fits(void) { return false; }
 static bool idle_bench_init(void) { return true; }
+
+static void idle_bench_header(struct seq_file *m)
+{
+	if (IS_ENABLED(CONFIG_SCHED_RUST_IDLE_PICK))
+		seq_puts(m, "# idle pick: left out: no NUMA, so idle.c has no walk across nodes\n");
+}
 #endif
 
 #ifdef CONFIG_SCHED_RUST_ASYM_FIT
@@ -941,15 +954,12 @@ static int bench_show(struct seq_file *m, void *v)
 	seq_printf(m, "# sparsemask: %d elements, density %d, %d set\n",
 		   BENCH_NELEMS, SMASK_DENSITY_DEFAULT, BENCH_OVERLOADED);
 	asym_bench_header(m);
+	idle_bench_header(m);
 	seq_printf(m, "%-22s %10s %10s %10s %10s %10s %11s %11s %6s %s\n", "operation",
 		   "median", "p25", "p75", "min", "max", "C-ns/op", "Rust-ns/op", "ops",
 		   "check");
-	if (IS_ENABLED(CONFIG_SCHED_RUST_IDLE_PICK) && !IS_ENABLED(CONFIG_NUMA))
-		seq_puts(m, "# idle pick: left out: no NUMA, so idle.c has no walk across nodes\n");
-	else if (IS_ENABLED(CONFIG_SCHED_RUST_IDLE_PICK) && !idle_bench_fits())
-		seq_printf(m, "# idle pick: left out: a cpumask holds %u CPUs, the machines need 64\n",
-			   small_cpumask_bits);
 	for (i = 0; i < ARRAY_SIZE(bench_ops); i++) {
+		/* The idle-pick rows need machines this kernel can describe. */
 		if (!strncmp(bench_ops[i].name, "idle pick", 9) && !idle_bench_fits())
 			continue;
 		bench_one(m, &bench_ops[i], bench_ops[i].writes ? scratch : mask,
