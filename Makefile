@@ -296,7 +296,7 @@ loom:
 # in the tree would check these files.
 RUSTFMT ?= /usr/bin/rustfmt
 RUST_SOURCES = $(shell find rust/kernel rust/src rust/tests -name '*.rs')
-RUST_SOURCES += $(wildcard rust/fuzz/fuzz_targets/*.rs)
+RUST_SOURCES += $(wildcard rust/fuzz/fuzz_targets/*.rs rust/fuzz/c/*.rs rust/fuzz/build.rs)
 rustfmt:
 	$(RUSTFMT) $(RUST_SOURCES)
 

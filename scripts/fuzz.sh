@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Coverage-guided fuzzing of the Rust cores against their reference models
+# Coverage-guided fuzzing of the Rust cores against the scheduler's C
+# (rust/fuzz/c/upstream.c) and their reference models
 # (rust/fuzz/fuzz_targets/*.rs), with libFuzzer from the libfuzzer-sys crate
 # on the stable toolchain: the coverage instrumentation is LLVM's
 # SanitizerCoverage pass, asked for with stable -C flags (docs/testing.md).

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Fuzz target: the SMT-aware asymmetric capacity fit against 7.2's
-//! `util_fits_cpu()` and `select_idle_capacity()`, transcribed in
-//! `tests/models/asym_fit.rs`.
+//! Fuzz target: the SMT-aware asymmetric capacity fit against fair.c's own
+//! `util_fits_cpu()`, `asym_fits_cpu()` and `select_idle_capacity()` (the
+//! bodies of `asym_fit.h`, compiled from `c/upstream.c`) and against the
+//! model in `tests/models/asym_fit.rs`.
 //!
 //! The input picks a machine (1-160 CPUs, 1-4 threads per core sharing the
 //! core's original capacity, any capacity, RT and pressure share, idle or
 //! busy), an allowed mask with junk past its size, a task (utilization and
 //! uclamp anywhere in their ranges), a target, the SIS_UTIL budget (any
-//! `i32`) and the idle-core hint. `select_idle_capacity()` must pick the
-//! model's CPU, clear the hint as it does and ask for the views of the same
-//! CPUs in the same order; `util_fits_cpu()` and `asym_fits_cpu()` must
-//! agree with the model on every CPU.
+//! `i32`) and the idle-core hint. `select_idle_capacity()` must pick the CPU
+//! of C and of the model, clear the hint as they do and ask for the views of
+//! the same CPUs in the same order; `util_fits_cpu()` and `asym_fits_cpu()`
+//! must agree with C and the model on every CPU.
 
 #![no_main]
 
@@ -25,6 +26,9 @@ use sched_rust_core::asym_fit::{
 mod models;
 
 use models::asym_fit::{model_scan, model_util_fits, Case, Cpu, Sys};
+
+#[path = "../c/upstream.rs"]
+mod upstream;
 
 fuzz_target!(|data: &[u8]| {
     let _ = run(&mut Unstructured::new(data));
@@ -111,6 +115,36 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
     assert_eq!(pick.cpu, want_cpu, "pick");
     assert_eq!(pick.clear_idle_cores, want_clear, "idle-core hint");
 
+    // fair.c's code on the same CPUs.
+    let cpus: Vec<upstream::AsymCpu> = (0..n)
+        .map(|cpu| {
+            let v = c.sys.view(cpu);
+            upstream::AsymCpu {
+                capacity: v.capacity as _,
+                capacity_orig: v.capacity_orig as _,
+                actual_capacity: v.actual_capacity as _,
+                core_idle: v.core_idle,
+                idle: c.sys.cpus[cpu].choose(),
+            }
+        })
+        .collect();
+    let t = &c.task;
+    let (c_cpu, c_clear, c_seen) = upstream::asym_scan(
+        &cpus,
+        &words,
+        c.target,
+        t.util,
+        t.uclamp_min,
+        t.uclamp_max,
+        t.uclamp_used,
+        c.sis_util,
+        c.nr_idle_scan,
+        c.has_idle_core,
+    );
+    assert_eq!(c_seen, seen, "C: CPUs looked at");
+    assert_eq!(c_cpu, pick.cpu.map_or(-1, |cpu| cpu as i32), "C: pick");
+    assert_eq!(c_clear, pick.clear_idle_cores, "C: idle-core hint");
+
     let smt = threads > 1;
     for (cpu, model) in c.sys.cpus.iter().enumerate() {
         let view = c.sys.view(cpu);
@@ -123,10 +157,22 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             model,
         );
         assert_eq!(util_fits_cpu(t, &view), want, "util_fits_cpu({cpu})");
+        let (u_, umin, umax, used) = (t.util, t.uclamp_min, t.uclamp_max, t.uclamp_used);
         assert_eq!(
-            asym_fits_cpu(t, smt, &view),
+            upstream::util_fits_cpu(&cpus, cpu, u_, umin, umax, used),
+            want,
+            "C: util_fits_cpu({cpu})"
+        );
+        let fits = asym_fits_cpu(t, smt, &view);
+        assert_eq!(
+            fits,
             (!smt || view.core_idle) && want > 0,
             "asym_fits_cpu({cpu})"
+        );
+        assert_eq!(
+            upstream::asym_fits_cpu(&cpus, cpu, u_, umin, umax, used, smt),
+            fits,
+            "C: asym_fits_cpu({cpu})"
         );
     }
     Ok(())

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Fuzz target: the sched_ext idle picker against idle.c's transcription.
+//! Fuzz target: the sched_ext idle picker against idle.c's own code and a
+//! model.
 //!
 //! The input builds a machine as the property test does (nodes, SMT width,
 //! distances, online nodes, idle and offline CPUs), then runs a sequence of
 //! `pick()`, `pick_in_node()` and `test_and_clear_cpu()` calls (any allowed
 //! mask, flags, SMT and per-node state, node, CPU in or out of range) on the
-//! Rust picker and on the model in `tests/models/idle_pick.rs`: the same
-//! results, cursor and masks after each. It also checks
-//! `build_node_order()` against a sort of a distance table of its own.
+//! Rust picker, on idle.c's code (the bodies of `ext/idle_pick.h`, compiled
+//! from `c/upstream.c` over a described machine) and on the model in
+//! `tests/models/idle_pick.rs`: the same results, cursor and masks after
+//! each. A claim of a CPU out of range, which idle.c's callers never make,
+//! is checked against the model alone. It also checks `build_node_order()`
+//! against a sort of a distance table of its own.
 
 #![no_main]
 
@@ -23,6 +27,9 @@ use sched_rust_core::sync::Word32;
 mod models;
 
 use models::idle_pick::{words, Machine, Model, Topo};
+
+#[path = "../c/upstream.rs"]
+mod upstream;
 
 fuzz_target!(|data: &[u8]| {
     let _ = run(&mut Unstructured::new(data));
@@ -80,6 +87,17 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
         cursor: 0,
     };
     let cursor = Word32::new(0);
+    let flat = |rows: &[Vec<bool>]| rows.concat();
+    let mut c = upstream::Idle::new(
+        m.nr_cpus,
+        m.nr_nodes,
+        &m.cpu_node,
+        &flat(&m.siblings),
+        &m.distance,
+        &m.online,
+        &flat(&m.cpu),
+        &flat(&m.smt),
+    );
     while !u.is_empty() {
         let state: u32 = u.int_in_range(0..=3)?;
         if u.ratio(1, 3)? {
@@ -88,6 +106,9 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             let got = test_and_clear_cpu(&topo, cpu, state);
             let want = (cpu as usize) < m.nr_cpus && model.test_and_clear(cpu as usize, state);
             assert_eq!(got, want, "claim of {cpu}, state {state}");
+            if (cpu as usize) < m.nr_cpus {
+                assert_eq!(c.claim(cpu, state), got, "C claim of {cpu}, state {state}");
+            }
         } else {
             let mut allowed = Vec::with_capacity(m.nr_cpus);
             let dense: bool = u.arbitrary()?;
@@ -109,7 +130,8 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             } else {
                 state | STATE_PER_NODE
             };
-            let (got, want) = if u.arbitrary()? {
+            let in_node: bool = u.arbitrary()?;
+            let (got, want) = if !in_node {
                 (
                     pick(&topo, &aw, node, flags, state, &cursor),
                     model.pick(&allowed, node, flags, state),
@@ -122,11 +144,22 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             };
             assert_eq!(got, want, "pick, node {node:?} flags {flags} state {state}");
             assert_eq!(cursor.read(), model.cursor, "cursor");
+            let c_got = c.pick(&allowed, node, flags, state, in_node);
+            assert_eq!(
+                c_got, got,
+                "C pick, node {node:?} flags {flags} state {state}"
+            );
+            assert_eq!(c.cursor(), model.cursor, "C cursor");
         }
         assert_eq!(
             topo.snapshot(),
             (model.m.cpu.clone(), model.m.smt.clone()),
             "masks"
+        );
+        assert_eq!(
+            c.masks(),
+            (model.m.cpu.clone(), model.m.smt.clone()),
+            "C masks"
         );
     }
     Ok(())

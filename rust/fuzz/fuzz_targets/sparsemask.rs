@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Fuzz target: sparsemask operations and walks against a `Vec<bool>`.
+//! Fuzz target: sparsemask operations and walks against the steal series'
+//! C sparsemask and a `Vec<bool>`.
 //!
 //! The input picks a density, a size, optional junk in the bits that are no
 //! element (above `2^density` in a chunk, or past `nelems`), then a sequence
 //! of set/clear/test (in and out of range), single `next()` steps from any
 //! `prev` and whole walks from any origin; each result is compared with the
-//! model in `tests/models/sparsemask.rs`.
+//! C sparsemask (`kernel/sched/sparsemask.h`, compiled from `c/upstream.c`,
+//! on a mask of its own with the same elements) and with the model in
+//! `tests/models/sparsemask.rs`.
 
 #![no_main]
 
@@ -18,6 +21,9 @@ use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_MAX};
 mod models;
 
 use models::sparsemask::{model_next, model_walk, next_walk};
+
+#[path = "../c/upstream.rs"]
+mod upstream;
 
 fuzz_target!(|data: &[u8]| {
     let _ = run(&mut Unstructured::new(data));
@@ -61,12 +67,27 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
     let mask = SparseMask::new(nelems, density, &storage).unwrap();
     assert_eq!(mask.nelems(), nelems);
     let mut model = vec![false; nelems as usize];
+    let mut c = upstream::SparseMask::new(nelems, density);
+    let c_walk = |c: &upstream::SparseMask, origin: u32| {
+        let mut walk = Vec::new();
+        let mut prev = None;
+        while let Some(e) = c.next(origin, prev, nelems) {
+            assert!(
+                walk.len() <= nelems as usize,
+                "C walk from {origin} does not end"
+            );
+            walk.push(e);
+            prev = Some(e);
+        }
+        walk
+    };
 
     while !u.is_empty() {
         match u.int_in_range(0u8..=4)? {
             0 => {
                 let e = elem(u, nelems)?;
                 mask.set(e);
+                c.set(e);
                 if let Some(m) = model.get_mut(e as usize) {
                     *m = true;
                 }
@@ -74,6 +95,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             1 => {
                 let e = elem(u, nelems)?;
                 mask.clear(e);
+                c.clear(e);
                 if let Some(m) = model.get_mut(e as usize) {
                     *m = false;
                 }
@@ -85,6 +107,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
                     model.get(e as usize) == Some(&true),
                     "test({e})"
                 );
+                assert_eq!(c.test(e), mask.test(e), "C test({e})");
             }
             3 => {
                 let origin = elem(u, nelems)?;
@@ -98,6 +121,11 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
                     model_next(&model, origin, prev),
                     "next({origin}, {prev:?})"
                 );
+                assert_eq!(
+                    c.next(origin, prev, nelems),
+                    mask.next(origin, prev),
+                    "C next({origin}, {prev:?})"
+                );
             }
             _ => {
                 let origin = elem(u, nelems)?;
@@ -108,6 +136,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
                     want,
                     "iter_from({origin})"
                 );
+                assert_eq!(c_walk(&c, origin), want, "C walk from {origin}");
             }
         }
     }

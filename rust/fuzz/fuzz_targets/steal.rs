@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Fuzz target: the steal candidate walk against the `try_steal()` loops.
+//! Fuzz target: the steal candidate walk against the C walk and the
+//! `try_steal()` loops.
 //!
 //! The input picks an overload mask (any density, any size), a destination
 //! (in or out of range), an SMT sibling bitmap of any shape (or none, SMT
 //! off), with junk past the mask's size, and what each attempt does (take,
 //! refuse, stop);
-//! `steal_search()` must try exactly the candidates of the model in
-//! `tests/models/steal.rs`, in its order, and return the one that took
-//! (none when an attempt said stop).
+//! `steal_search()` must try exactly the candidates of the C walk
+//! (`kernel/sched/steal_search.h`, compiled from `c/upstream.c`, on a C
+//! sparsemask with the same elements and the same sibling words) and of the
+//! model in `tests/models/steal.rs`, in their order, and return the one that
+//! took (none when an attempt said stop).
 
 #![no_main]
 
@@ -22,6 +25,9 @@ use sched_rust_core::sync::Word;
 mod models;
 
 use models::steal::{answer_of, model};
+
+#[path = "../c/upstream.rs"]
+mod upstream;
 
 fuzz_target!(|data: &[u8]| {
     let _ = run(&mut Unstructured::new(data));
@@ -79,5 +85,24 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
     let (want_tried, want) = model(&overload, smt.then_some(&sib[..]), dst, &answer);
     assert_eq!(tried, want_tried, "candidates");
     assert_eq!(got, want);
+
+    let mut c = upstream::SparseMask::new(n as u32, density);
+    for (cpu, &b) in overload.iter().enumerate() {
+        if b {
+            c.set(cpu as u32);
+        }
+    }
+    let raw: Vec<usize> = words.iter().map(Word::read).collect();
+    let code: Vec<u8> = answer
+        .iter()
+        .map(|a| match a {
+            Attempt::Taken => 0,
+            Attempt::Refused => 1,
+            Attempt::Stop => 2,
+        })
+        .collect();
+    let (c_got, c_tried) = c.steal_search(smt.then_some(&raw[..]), dst as u32, &code);
+    assert_eq!(c_tried, tried, "C candidates");
+    assert_eq!(c_got, got.map_or(-1, |cpu| cpu as i32), "C result");
     Ok(())
 }

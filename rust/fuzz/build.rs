@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Builds the C side of the fuzz targets, `c/upstream.c`: the project's C
+//! headers (idle.c's and fair.c's own bodies, the steal series' sparsemask
+//! and walk) over the userspace benchmark's shims, with clang, instrumented
+//! for libFuzzer's coverage like the Rust code. The objects are linked into
+//! every fuzz target.
+
+use std::env;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn main() {
+    let dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+    let top = dir.join("../..");
+    let out = PathBuf::from(env::var("OUT_DIR").unwrap());
+    let clang = env::var("SCHED_RUST_FUZZ_CC").unwrap_or_else(|_| "clang-22".into());
+    let sources = [
+        dir.join("c/upstream.c"),
+        top.join("bench/userspace/shim_lib.c"),
+    ];
+    for src in &sources {
+        let obj = out.join(src.file_name().unwrap()).with_extension("o");
+        let status = Command::new(&clang)
+            .args(["-c", "-std=gnu11", "-O1", "-g", "-Wall", "-Werror"])
+            .args(["-fno-strict-aliasing", "-D__KERNEL__"])
+            .arg("-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp")
+            .arg("-I")
+            .arg(top.join("bench/userspace/include"))
+            .arg("-I")
+            .arg(top.join("kernel-glue/kernel/sched"))
+            .arg(src)
+            .arg("-o")
+            .arg(&obj)
+            .status()
+            .unwrap_or_else(|e| panic!("{clang}: {e} (SCHED_RUST_FUZZ_CC names the compiler)"));
+        assert!(status.success(), "{clang} failed on {}", src.display());
+        println!("cargo:rustc-link-arg-bins={}", obj.display());
+    }
+    println!("cargo:rerun-if-env-changed=SCHED_RUST_FUZZ_CC");
+    println!("cargo:rerun-if-changed=c/upstream.c");
+    for d in ["bench/userspace", "kernel-glue/kernel/sched"] {
+        println!("cargo:rerun-if-changed={}", top.join(d).display());
+    }
+}
