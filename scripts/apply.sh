@@ -44,13 +44,18 @@ while [ $keep -lt ${#applied[@]} ] && [ $keep -lt ${#series[@]} ] &&
 	keep=$((keep + 1))
 done
 
-# Revert the rest, newest first.
+# Revert the rest, newest first. Their diffs of new files are not taken
+# back: step 2 installs every new file whole, as it stands after the
+# patches kept.
 for ((i = ${#applied[@]} - 1; i >= keep; i--)); do
 	p=${applied[$i]}
 	log "reverting $p (changed or dropped since it was applied)"
-	! has_diff "$state/$p" ||
-		patch -d "$KSRC" -p1 -R -s -f --no-backup-if-mismatch < "$state/$p" ||
+	"$top/scripts/new-file-at.py" --without-new-files "$state/$p" > "$state/revert.tmp" ||
+		die "cannot read $p"
+	! has_diff "$state/revert.tmp" ||
+		patch -d "$KSRC" -p1 -R -s -f --no-backup-if-mismatch < "$state/revert.tmp" ||
 		die "cannot revert $p; restore the tree (make distclean) and retry"
+	rm -f "$state/revert.tmp"
 	rm -f "$state/$p"
 	printf '%s\n' "${applied[@]:0:$i}" | sed '/^$/d' > "$state/series"
 done

@@ -16,6 +16,9 @@ Usage: new-file-at.py PATH K      print PATH (a path in the kernel tree)
                                   after the first K patches of the series
        new-file-at.py --grown     print the paths that a patch after the
                                   one bringing them changes, one per line
+       new-file-at.py --without-new-files PATCHFILE
+                                  print PATCHFILE without its diffs of new
+                                  files (make apply installs those whole)
 """
 import os
 import re
@@ -103,9 +106,22 @@ def at(path, k):
     return content
 
 
+def without_new_files(path):
+    with open(path) as f:
+        text = f.read()
+    parts = re.split(r"(?m)^(?=diff --git )", text)
+    new = new_files()
+    keep = [parts[0]] + [p for p in parts[1:]
+                         if re.match(r"diff --git a/(\S+) ", p).group(1) not in new]
+    sys.stdout.write("".join(keep))
+
+
 def main():
     if sys.argv[1:] == ["--grown"]:
         print("\n".join(grown()))
+        return
+    if len(sys.argv) == 3 and sys.argv[1] == "--without-new-files":
+        without_new_files(sys.argv[2])
         return
     if len(sys.argv) != 3 or not sys.argv[2].isdigit():
         sys.exit(__doc__)

@@ -7,8 +7,9 @@
  *
  * The C side is the project's headers, static inline as in the kernel
  * (kernel/sched/sparsemask.h, steal_search.h, and the bodies of fair.c's
- * and idle.c's own functions in asym_fit.h and ext/idle_pick.h, compiled
- * unmodified over the shims in include/); the Rust side is
+ * and idle.c's own functions in asym_fit.h and ext/idle_pick.h, the latter
+ * with the described machine of idle_pick_machine.h as the KUnit suite
+ * runs them, compiled unmodified over the shims in include/); the Rust side is
  * kernel/sched/sched_rust.rs and its *_export.rs files, compiled unmodified
  * against a stand-in kernel crate, called through their #[export] symbols.
  * bench/userspace/Makefile builds one binary per variant (no LTO,
@@ -28,7 +29,7 @@
 #include <time.h>
 
 #include "asym_fit.h"
-#include "ext/idle_pick.h"
+#include "idle_pick_machine.h"
 #include "sched_rust.h"
 #include "sparsemask.h"
 #include "steal_search.h"
@@ -92,6 +93,7 @@ struct bench {
 	nodemask_t online, unvisited;
 	unsigned long allowed[WORDS];
 	unsigned int cursor;
+	struct idle_machine machine;		/* idle.c's code on the machine */
 	unsigned int distance[MAX_NODES * MAX_NODES];
 	u16 order[MAX_NODES * MAX_NODES];
 
@@ -206,111 +208,7 @@ static __noinline unsigned long rust_steal_walk(struct bench *b)
 
 #define IDLE_STATE	(SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE)
 
-/*
- * The C pick is idle.c's own code (ext/idle_pick.h) over the machine, per
- * node and SMT on, as the kernel benchmark's.
- */
-static bool idle_smt_active(void *ctx)
-{
-	return true;
-}
-
-static unsigned int idle_nr_cpu_ids(void *ctx)
-{
-	return ((struct bench *)ctx)->cpus;
-}
-
-static int idle_cpu_node(void *ctx, int cpu)
-{
-	return ((struct bench *)ctx)->cpu_node[cpu];
-}
-
-static struct cpumask *idle_cpus(void *ctx, int node)
-{
-	return to_cpumask(((struct bench *)ctx)->cpu[node]);
-}
-
-static struct cpumask *idle_smts(void *ctx, int node)
-{
-	return to_cpumask(((struct bench *)ctx)->smtm[node]);
-}
-
-static const struct cpumask *idle_smt_mask(void *ctx, int cpu)
-{
-	return to_cpumask(((struct bench *)ctx)->smt[cpu]);
-}
-
-/* cpumask_any_and_distribute() with the bench's cursor, as Rust's. */
-static unsigned int idle_any_and_distribute(void *ctx, const struct cpumask *src1p,
-					    const struct cpumask *src2p)
-{
-	struct bench *b = ctx;
-	unsigned int nr = b->cpus, prev = b->cursor, next;
-
-	next = find_next_and_bit_wrap(cpumask_bits(src1p), cpumask_bits(src2p), nr,
-				      prev + 1 < nr ? prev + 1 : 0);
-	if (next < nr)
-		b->cursor = next;
-	return next;
-}
-
-static const nodemask_t *idle_online_nodes(void *ctx)
-{
-	return &((struct bench *)ctx)->online;
-}
-
-/* nearest_node_nodemask() over the machine's distances. */
-static int idle_nearest_node(void *ctx, int node, nodemask_t *mask)
-{
-	struct bench *b = ctx;
-	unsigned int dist, min_dist = UINT_MAX;
-	int n, closest = MAX_NUMNODES;
-
-	for_each_node_mask(n, *mask) {
-		dist = b->distance[node * b->topo.nr_nodes + n];
-		if (dist < min_dist) {
-			min_dist = dist;
-			closest = n;
-		}
-	}
-	return closest;
-}
-
-static nodemask_t *idle_unvisited(void *ctx)
-{
-	return &((struct bench *)ctx)->unvisited;
-}
-
-static bool idle_test_and_clear_cpu(void *ctx, int cpu);
-static s32 idle_pick_in_node(void *ctx, const struct cpumask *cpus_allowed, int node,
-			     u64 flags);
-
-static const struct scx_idle_pick_ops idle_ops = {
-	.smt_active		= idle_smt_active,
-	.nr_cpu_ids		= idle_nr_cpu_ids,
-	.cpu_node		= idle_cpu_node,
-	.idle_cpus		= idle_cpus,
-	.idle_smts		= idle_smts,
-	.smt_mask		= idle_smt_mask,
-	.any_and_distribute	= idle_any_and_distribute,
-	.online_nodes		= idle_online_nodes,
-	.nearest_node		= idle_nearest_node,
-	.unvisited		= idle_unvisited,
-	.test_and_clear_cpu	= idle_test_and_clear_cpu,
-	.pick_in_node		= idle_pick_in_node,
-};
-
-static bool idle_test_and_clear_cpu(void *ctx, int cpu)
-{
-	return __scx_idle_test_and_clear_cpu(&idle_ops, ctx, cpu);
-}
-
-static s32 idle_pick_in_node(void *ctx, const struct cpumask *cpus_allowed, int node,
-			     u64 flags)
-{
-	return __pick_idle_cpu_in_node(&idle_ops, ctx, cpus_allowed, node, flags);
-}
-
+/* The C pick is idle.c's own code on the machine, as the kernel benchmark's. */
 static __always_inline unsigned long idle_batch(struct bench *b, bool hit, bool rust)
 {
 	unsigned int nodes = b->topo.nr_nodes, r, start;
@@ -328,8 +226,7 @@ static __always_inline unsigned long idle_batch(struct bench *b, bool hit, bool 
 				got = sched_rust_idle_pick(&b->topo, b->allowed, start, 0,
 							   IDLE_STATE, &b->cursor);
 			else
-				got = __scx_pick_idle_cpu(&idle_ops, b, to_cpumask(b->allowed),
-							  start, 0);
+				got = idle_machine_pick(&b->machine, b->allowed, start, 0);
 			sum += got;
 		}
 	}
@@ -645,6 +542,10 @@ static void bench_init(struct bench *b, const struct topology *t)
 		.global = { b->cpu[MAX_NODES], b->smtm[MAX_NODES] },
 		.nodes = b->nodes, .online_nodes = nodes_addr(b->online),
 		.distance = b->distance, .node_order = b->order,
+	};
+	b->machine = (struct idle_machine) {
+		.topo = &b->topo, .state = IDLE_STATE, .cursor = &b->cursor,
+		.unvisited = &b->unvisited,
 	};
 
 	for (cpu = 0; cpu < t->cpus; cpu++) {

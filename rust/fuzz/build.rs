@@ -29,6 +29,8 @@ fn main() {
             .arg(top.join("bench/userspace/include"))
             .arg("-I")
             .arg(top.join("kernel-glue/kernel/sched"))
+            .arg("-I")
+            .arg(top.join("kunit-tests/kernel/sched"))
             .arg(src)
             .arg("-o")
             .arg(&obj)
@@ -39,7 +41,11 @@ fn main() {
     }
     println!("cargo:rerun-if-env-changed=SCHED_RUST_FUZZ_CC");
     println!("cargo:rerun-if-changed=c/upstream.c");
-    for d in ["bench/userspace", "kernel-glue/kernel/sched"] {
+    for d in [
+        "bench/userspace",
+        "kernel-glue/kernel/sched",
+        "kunit-tests/kernel/sched",
+    ] {
         println!("cargo:rerun-if-changed={}", top.join(d).display());
     }
 }

@@ -33,7 +33,6 @@
 #include <linux/sort.h>
 
 #include "asym_fit.h"
-#include "ext/idle_pick.h"
 #include "sched_rust.h"
 #include "sparsemask.h"
 #include "steal_search.h"
@@ -187,11 +186,13 @@ static void bench_smt_init(void) { }
 #endif
 
 #if defined(CONFIG_SCHED_RUST_IDLE_PICK) && defined(CONFIG_NUMA)
+#include "idle_pick_machine.h"
+
 /*
  * sched_ext's idle pick across nodes on synthetic machines of 8 and 32
  * nodes of one core of 2 threads, nodes in a line (distance 10 per hop).
- * The C pick is idle.c's own code (ext/idle_pick.h's __scx_pick_idle_cpu())
- * over the machine; without NUMA idle.c has no walk across nodes, so
+ * The C pick is idle.c's own code (ext/idle_pick.h) on the machine
+ * (idle_pick_machine.h); without NUMA idle.c has no walk across nodes, so
  * neither has this benchmark. A struct cpumask must hold the 64 CPUs of
  * the larger machine (small_cpumask_bits; not with CPUMASK_OFFSTACK on a
  * small guest): else the rows are left out, and the table says so.
@@ -205,6 +206,7 @@ static void bench_smt_init(void) { }
 #define IDLE_NODE_CPUS	2
 #define IDLE_CPUS	(IDLE_NODES_MAX * IDLE_NODE_CPUS)
 #define IDLE_WORDS	BITS_TO_LONGS(IDLE_CPUS)
+#define IDLE_STATE	(SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE)
 
 struct idle_bench {
 	struct scx_idle_topo topo;
@@ -220,111 +222,10 @@ struct idle_bench {
 	u16 order[IDLE_NODES_MAX * IDLE_NODES_MAX];
 	nodemask_t unvisited;
 	unsigned int cursor;
+	struct idle_machine machine;	/* idle.c's code on it */
 };
 
 static struct idle_bench *idle_bench[2];	/* 8 and 32 nodes */
-
-/* idle.c's accessors, over the machine @ctx, per node and SMT on. */
-static bool idle_bench_smt_active(void *ctx)
-{
-	return true;
-}
-
-static unsigned int idle_bench_nr_cpu_ids(void *ctx)
-{
-	return ((struct idle_bench *)ctx)->topo.nr_cpus;
-}
-
-static int idle_bench_cpu_node(void *ctx, int cpu)
-{
-	return ((struct idle_bench *)ctx)->cpu_node[cpu];
-}
-
-static struct cpumask *idle_bench_cpus(void *ctx, int node)
-{
-	return to_cpumask(((struct idle_bench *)ctx)->cpu[node]);
-}
-
-static struct cpumask *idle_bench_smts(void *ctx, int node)
-{
-	return to_cpumask(((struct idle_bench *)ctx)->smt[node]);
-}
-
-static const struct cpumask *idle_bench_smt_mask(void *ctx, int cpu)
-{
-	return to_cpumask(((struct idle_bench *)ctx)->siblings[cpu]);
-}
-
-/* cpumask_any_and_distribute() with the machine's cursor, as Rust's. */
-static unsigned int idle_bench_any_and_distribute(void *ctx, const struct cpumask *src1p,
-						  const struct cpumask *src2p)
-{
-	struct idle_bench *b = ctx;
-	unsigned int nr = b->topo.nr_cpus, prev = b->cursor, next;
-
-	next = find_next_and_bit_wrap(cpumask_bits(src1p), cpumask_bits(src2p), nr,
-				      prev + 1 < nr ? prev + 1 : 0);
-	if (next < nr)
-		b->cursor = next;
-	return next;
-}
-
-static const nodemask_t *idle_bench_online_nodes(void *ctx)
-{
-	return &((struct idle_bench *)ctx)->online;
-}
-
-/* nearest_node_nodemask() over the machine's distances. */
-static int idle_bench_nearest_node(void *ctx, int node, nodemask_t *mask)
-{
-	struct idle_bench *b = ctx;
-	unsigned int dist, min_dist = UINT_MAX;
-	int n, closest = MAX_NUMNODES;
-
-	for_each_node_mask(n, *mask) {
-		dist = b->distance[node * b->topo.nr_nodes + n];
-		if (dist < min_dist) {
-			min_dist = dist;
-			closest = n;
-		}
-	}
-	return closest;
-}
-
-static nodemask_t *idle_bench_unvisited(void *ctx)
-{
-	return &((struct idle_bench *)ctx)->unvisited;
-}
-
-static bool idle_bench_test_and_clear_cpu(void *ctx, int cpu);
-static s32 idle_bench_pick_in_node(void *ctx, const struct cpumask *cpus_allowed,
-				   int node, u64 flags);
-
-static const struct scx_idle_pick_ops idle_bench_ops = {
-	.smt_active		= idle_bench_smt_active,
-	.nr_cpu_ids		= idle_bench_nr_cpu_ids,
-	.cpu_node		= idle_bench_cpu_node,
-	.idle_cpus		= idle_bench_cpus,
-	.idle_smts		= idle_bench_smts,
-	.smt_mask		= idle_bench_smt_mask,
-	.any_and_distribute	= idle_bench_any_and_distribute,
-	.online_nodes		= idle_bench_online_nodes,
-	.nearest_node		= idle_bench_nearest_node,
-	.unvisited		= idle_bench_unvisited,
-	.test_and_clear_cpu	= idle_bench_test_and_clear_cpu,
-	.pick_in_node		= idle_bench_pick_in_node,
-};
-
-static bool idle_bench_test_and_clear_cpu(void *ctx, int cpu)
-{
-	return __scx_idle_test_and_clear_cpu(&idle_bench_ops, ctx, cpu);
-}
-
-static s32 idle_bench_pick_in_node(void *ctx, const struct cpumask *cpus_allowed,
-				   int node, u64 flags)
-{
-	return __pick_idle_cpu_in_node(&idle_bench_ops, ctx, cpus_allowed, node, flags);
-}
 
 static struct idle_bench *idle_bench_alloc(unsigned int nodes)
 {
@@ -358,10 +259,12 @@ static struct idle_bench *idle_bench_alloc(unsigned int nodes)
 		.nodes = b->nodes, .online_nodes = nodes_addr(b->online),
 		.distance = b->distance, .node_order = b->order,
 	};
+	b->machine = (struct idle_machine) {
+		.topo = &b->topo, .state = IDLE_STATE, .cursor = &b->cursor,
+		.unvisited = &b->unvisited,
+	};
 	return b;
 }
-
-#define IDLE_STATE	(SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE)
 
 /* Every start node in turn; @hit: the farthest node holds one idle CPU. */
 static unsigned long idle_pick_batch(struct idle_bench *b, bool hit, bool rust)
@@ -382,8 +285,7 @@ static unsigned long idle_pick_batch(struct idle_bench *b, bool hit, bool rust)
 				cpu = sched_rust_idle_pick(&b->topo, b->allowed, start, 0,
 							   IDLE_STATE, &b->cursor);
 			else
-				cpu = __scx_pick_idle_cpu(&idle_bench_ops, b,
-							  to_cpumask(b->allowed), start, 0);
+				cpu = idle_machine_pick(&b->machine, b->allowed, start, 0);
 			sum += cpu;
 		}
 	}

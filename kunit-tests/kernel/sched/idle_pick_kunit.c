@@ -4,9 +4,9 @@
  * ext/idle_pick.h) against Rust (sched_rust/idle_pick.rs), on synthetic
  * machines: 1 to 32 nodes with random distance tables, 1 to 4 threads per
  * core, SMT on and off, per-node and global masks, offline nodes, and
- * offline CPUs that are not their own SMT sibling. C reads a machine
- * through a table of accessors (c_ops below), Rust through the view of
- * sched_rust.h.
+ * offline CPUs that are not their own SMT sibling. Both read the machine
+ * through the view of sched_rust.h: C with the accessors of
+ * idle_pick_machine.h, Rust directly.
  *
  * Each case builds two identical copies of the idle masks and runs the same
  * picks on them, one copy with the C functions and one with the Rust ones,
@@ -34,7 +34,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
-#include "ext/idle_pick.h"
+#include "idle_pick_machine.h"
 #include "sched_rust.h"
 
 #define MAX_CPUS	256
@@ -69,140 +69,6 @@ static unsigned int max_cpus(void)
 static unsigned int max_nodes(void)
 {
 	return min_t(unsigned int, MAX_NODES, MAX_NUMNODES);
-}
-
-/*
- * idle.c's picking functions on a machine: c_ops reads copy @copy of its
- * masks, with the system state @state (SCX_IDLE_STATE_*) and the rotation
- * cursor @cursor.
- */
-struct c_ctx {
-	struct machine *m;
-	unsigned int copy, state;
-	unsigned int *cursor;
-	nodemask_t *unvisited;
-};
-
-static bool c_smt_active(void *ctx)
-{
-	return ((struct c_ctx *)ctx)->state & SCX_IDLE_STATE_SMT_ACTIVE;
-}
-
-static unsigned int c_nr_cpu_ids(void *ctx)
-{
-	return ((struct c_ctx *)ctx)->m->nr_cpus;
-}
-
-static int c_cpu_node(void *ctx, int cpu)
-{
-	struct c_ctx *c = ctx;
-
-	if (!(c->state & SCX_IDLE_STATE_PER_NODE))
-		return NUMA_NO_NODE;
-	return c->m->cpu_node[cpu];
-}
-
-static unsigned int c_masks(int node)
-{
-	return node == NUMA_NO_NODE ? MAX_NODES : node;
-}
-
-static struct cpumask *c_idle_cpus(void *ctx, int node)
-{
-	struct c_ctx *c = ctx;
-
-	return to_cpumask(c->m->cpu[c->copy][c_masks(node)]);
-}
-
-static struct cpumask *c_idle_smts(void *ctx, int node)
-{
-	struct c_ctx *c = ctx;
-
-	return to_cpumask(c->m->smt[c->copy][c_masks(node)]);
-}
-
-static const struct cpumask *c_smt_mask(void *ctx, int cpu)
-{
-	return to_cpumask(READ_ONCE(((struct c_ctx *)ctx)->m->sibling_ptrs[cpu]));
-}
-
-/*
- * cpumask_any_and_distribute() over the machine's CPUs, from the caller's
- * cursor rather than lib/cpumask.c's per-CPU one, as the Rust picker's.
- */
-static unsigned int c_any_and_distribute(void *ctx, const struct cpumask *src1p,
-					 const struct cpumask *src2p)
-{
-	struct c_ctx *c = ctx;
-	unsigned int nr = c->m->nr_cpus, prev = READ_ONCE(*c->cursor), next;
-
-	next = find_next_and_bit_wrap(cpumask_bits(src1p), cpumask_bits(src2p), nr,
-				      prev + 1 < nr ? prev + 1 : 0);
-	if (next < nr)
-		WRITE_ONCE(*c->cursor, next);
-	return next;
-}
-
-static const nodemask_t *c_online_nodes(void *ctx)
-{
-	return &((struct c_ctx *)ctx)->m->online;
-}
-
-/* nearest_node_nodemask() over the machine's distances. */
-static int c_nearest_node(void *ctx, int node, nodemask_t *mask)
-{
-	struct machine *m = ((struct c_ctx *)ctx)->m;
-	unsigned int dist, min_dist = UINT_MAX;
-	int n, closest = MAX_NUMNODES;
-
-	for_each_node_mask(n, *mask) {
-		dist = m->distance[node * m->nr_nodes + n];
-		if (dist < min_dist) {
-			min_dist = dist;
-			closest = n;
-		}
-	}
-	return closest;
-}
-
-static nodemask_t *c_unvisited(void *ctx)
-{
-	return ((struct c_ctx *)ctx)->unvisited;
-}
-
-static bool c_test_and_clear_cpu(void *ctx, int cpu);
-static s32 c_pick_in_node(void *ctx, const struct cpumask *cpus_allowed, int node,
-			  u64 flags);
-
-static const struct scx_idle_pick_ops c_ops = {
-	.smt_active		= c_smt_active,
-	.nr_cpu_ids		= c_nr_cpu_ids,
-	.cpu_node		= c_cpu_node,
-	.idle_cpus		= c_idle_cpus,
-	.idle_smts		= c_idle_smts,
-	.smt_mask		= c_smt_mask,
-	.any_and_distribute	= c_any_and_distribute,
-	.online_nodes		= c_online_nodes,
-	.nearest_node		= c_nearest_node,
-	.unvisited		= c_unvisited,
-	.test_and_clear_cpu	= c_test_and_clear_cpu,
-	.pick_in_node		= c_pick_in_node,
-};
-
-static bool c_test_and_clear_cpu(void *ctx, int cpu)
-{
-	return __scx_idle_test_and_clear_cpu(&c_ops, ctx, cpu);
-}
-
-static s32 c_pick_in_node(void *ctx, const struct cpumask *cpus_allowed, int node,
-			  u64 flags)
-{
-	return __pick_idle_cpu_in_node(&c_ops, ctx, cpus_allowed, node, flags);
-}
-
-static s32 c_pick(void *ctx, const struct cpumask *cpus_allowed, int node, u64 flags)
-{
-	return __scx_pick_idle_cpu(&c_ops, ctx, cpus_allowed, node, flags);
 }
 
 static struct rnd_state rnd;
@@ -325,25 +191,25 @@ static void pick_both(struct kunit *test, struct machine *m, enum pick_kind kind
 		      unsigned int state, unsigned int *cursor, int cpu)
 {
 	unsigned int c_cursor = *cursor, rust_cursor = *cursor;
-	struct c_ctx c = {
-		.m = m, .copy = 0, .state = state, .cursor = &c_cursor,
+	struct idle_machine c = {
+		.topo = &m->topo[0], .state = state, .cursor = &c_cursor,
 		.unvisited = &m->unvisited,
 	};
 	s32 c_got, rust_got;
 
 	switch (kind) {
 	case PICK_ALL_NODES:
-		c_got = c_pick(&c, to_cpumask(allowed), node, flags);
+		c_got = idle_machine_pick(&c, allowed, node, flags);
 		rust_got = sched_rust_idle_pick(&m->topo[1], allowed, node, flags,
 						state, &rust_cursor);
 		break;
 	case PICK_IN_NODE:
-		c_got = c_pick_in_node(&c, to_cpumask(allowed), node, flags);
+		c_got = idle_machine_pick_in_node(&c, to_cpumask(allowed), node, flags);
 		rust_got = sched_rust_idle_pick_in_node(&m->topo[1], allowed, node,
 							flags, state, &rust_cursor);
 		break;
 	default:
-		c_got = c_test_and_clear_cpu(&c, cpu);
+		c_got = idle_machine_test_and_clear_cpu(&c, cpu);
 		rust_got = sched_rust_idle_test_and_clear_cpu(&m->topo[1], cpu, state);
 		break;
 	}
@@ -689,8 +555,8 @@ static int race_fn(void *arg)
 	struct race *race = r->race;
 	const unsigned int state = SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE;
 	unsigned int cursor = r->id * 61;
-	struct c_ctx c = {
-		.m = race->m, .copy = 0, .state = state, .cursor = &cursor,
+	struct idle_machine c = {
+		.topo = &race->m->topo[0], .state = state, .cursor = &cursor,
 		.unvisited = &r->unvisited,
 	};
 	int node = (r->id / 2) % race->m->nr_nodes;
@@ -708,7 +574,7 @@ static int race_fn(void *arg)
 			cpu = sched_rust_idle_pick(&race->m->topo[0], race->allowed,
 						   node, 0, state, &cursor);
 		else
-			cpu = c_pick(&c, to_cpumask(race->allowed), node, 0);
+			cpu = idle_machine_pick(&c, race->allowed, node, 0);
 		if (cpu < 0)
 			break;
 		atomic_inc(&race->claims[cpu]);

@@ -7,8 +7,8 @@
  *
  *  - the idle picker: idle.c's scx_idle_test_and_clear_cpu(),
  *    pick_idle_cpu_in_node() and scx_pick_idle_cpu(), the bodies of
- *    kernel/sched/ext/idle_pick.h, with a table of accessors over a
- *    described machine, as the KUnit suite runs them;
+ *    kernel/sched/ext/idle_pick.h, on a described machine
+ *    (idle_pick_machine.h), as the KUnit suite runs them;
  *  - the capacity fit: fair.c's util_fits_cpu(), asym_fits_cpu() and
  *    select_idle_capacity(), the bodies of kernel/sched/asym_fit.h, with
  *    select_idle_capacity()'s SIS_UTIL budget as fair.c computes it;
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "asym_fit.h"
-#include "ext/idle_pick.h"
+#include "idle_pick_machine.h"
 #include "sparsemask.h"
 #include "steal_search.h"
 
@@ -30,134 +30,21 @@
 
 /* ---- sched_ext idle pick ---- */
 
-/* A machine: its topology, its idle masks, and the state of the system. */
+/* A machine, described as the KUnit suite describes its machines. */
 struct c_idle {
-	unsigned int nr_cpus, nr_nodes, state, cursor;
+	struct scx_idle_topo topo;
+	struct idle_machine machine;
+	unsigned int cursor;
 	int cpu_node[NR_CPUS];
 	unsigned long siblings[NR_CPUS][ORACLE_WORDS];
+	const unsigned long *sibling_ptrs[NR_CPUS];
 	unsigned int *distance;
 	nodemask_t online, unvisited;
+	struct scx_idle_masks *nodes;		/* [nr_nodes] */
 	/* [nr_nodes + 1]: the last set is the global one (NUMA_NO_NODE) */
 	unsigned long (*cpu)[ORACLE_WORDS];
 	unsigned long (*smt)[ORACLE_WORDS];
 };
-
-#define C_IDLE_SMT_ACTIVE	(1U << 0)	/* STATE_SMT_ACTIVE of the Rust core */
-#define C_IDLE_PER_NODE		(1U << 1)	/* STATE_PER_NODE */
-
-static struct c_idle *c_idle(void *ctx)
-{
-	return ctx;
-}
-
-static unsigned int c_idle_set(const struct c_idle *m, int node)
-{
-	return node == NUMA_NO_NODE ? m->nr_nodes : (unsigned int)node;
-}
-
-static bool c_idle_smt_active(void *ctx)
-{
-	return c_idle(ctx)->state & C_IDLE_SMT_ACTIVE;
-}
-
-static unsigned int c_idle_nr_cpu_ids(void *ctx)
-{
-	return c_idle(ctx)->nr_cpus;
-}
-
-static int c_idle_cpu_node(void *ctx, int cpu)
-{
-	if (!(c_idle(ctx)->state & C_IDLE_PER_NODE))
-		return NUMA_NO_NODE;
-	return c_idle(ctx)->cpu_node[cpu];
-}
-
-static struct cpumask *c_idle_cpus(void *ctx, int node)
-{
-	return to_cpumask(c_idle(ctx)->cpu[c_idle_set(ctx, node)]);
-}
-
-static struct cpumask *c_idle_smts(void *ctx, int node)
-{
-	return to_cpumask(c_idle(ctx)->smt[c_idle_set(ctx, node)]);
-}
-
-static const struct cpumask *c_idle_smt_mask(void *ctx, int cpu)
-{
-	return to_cpumask(c_idle(ctx)->siblings[cpu]);
-}
-
-/* cpumask_any_and_distribute() from the machine's cursor, as Rust's. */
-static unsigned int c_idle_any_and_distribute(void *ctx, const struct cpumask *src1p,
-					      const struct cpumask *src2p)
-{
-	struct c_idle *m = ctx;
-	unsigned int nr = m->nr_cpus, prev = m->cursor, next;
-
-	next = find_next_and_bit_wrap(cpumask_bits(src1p), cpumask_bits(src2p), nr,
-				      prev + 1 < nr ? prev + 1 : 0);
-	if (next < nr)
-		m->cursor = next;
-	return next;
-}
-
-static const nodemask_t *c_idle_online_nodes(void *ctx)
-{
-	return &c_idle(ctx)->online;
-}
-
-/* nearest_node_nodemask() over the machine's distances. */
-static int c_idle_nearest_node(void *ctx, int node, nodemask_t *mask)
-{
-	struct c_idle *m = ctx;
-	unsigned int dist, min_dist = UINT_MAX;
-	unsigned long n;
-	int closest = MAX_NUMNODES;
-
-	for_each_node_mask(n, *mask) {
-		dist = m->distance[node * m->nr_nodes + n];
-		if (dist < min_dist) {
-			min_dist = dist;
-			closest = n;
-		}
-	}
-	return closest;
-}
-
-static nodemask_t *c_idle_unvisited(void *ctx)
-{
-	return &c_idle(ctx)->unvisited;
-}
-
-static bool c_idle_test_and_clear_cpu(void *ctx, int cpu);
-static s32 c_idle_pick_in_node(void *ctx, const struct cpumask *cpus_allowed, int node,
-			       u64 flags);
-
-static const struct scx_idle_pick_ops c_idle_ops = {
-	.smt_active		= c_idle_smt_active,
-	.nr_cpu_ids		= c_idle_nr_cpu_ids,
-	.cpu_node		= c_idle_cpu_node,
-	.idle_cpus		= c_idle_cpus,
-	.idle_smts		= c_idle_smts,
-	.smt_mask		= c_idle_smt_mask,
-	.any_and_distribute	= c_idle_any_and_distribute,
-	.online_nodes		= c_idle_online_nodes,
-	.nearest_node		= c_idle_nearest_node,
-	.unvisited		= c_idle_unvisited,
-	.test_and_clear_cpu	= c_idle_test_and_clear_cpu,
-	.pick_in_node		= c_idle_pick_in_node,
-};
-
-static bool c_idle_test_and_clear_cpu(void *ctx, int cpu)
-{
-	return __scx_idle_test_and_clear_cpu(&c_idle_ops, ctx, cpu);
-}
-
-static s32 c_idle_pick_in_node(void *ctx, const struct cpumask *cpus_allowed, int node,
-			       u64 flags)
-{
-	return __pick_idle_cpu_in_node(&c_idle_ops, ctx, cpus_allowed, node, flags);
-}
 
 static void bools_to_bits(unsigned long *bits, const bool *b, unsigned int n)
 {
@@ -167,6 +54,17 @@ static void bools_to_bits(unsigned long *bits, const bool *b, unsigned int n)
 	for (i = 0; i < n; i++)
 		if (b[i])
 			__set_bit(i, bits);
+}
+
+void c_idle_free(struct c_idle *m)
+{
+	if (m) {
+		free(m->cpu);
+		free(m->smt);
+		free(m->nodes);
+		free(m->distance);
+		free(m);
+	}
 }
 
 /*
@@ -191,19 +89,16 @@ struct c_idle *c_idle_new(unsigned int nr_cpus, unsigned int nr_nodes,
 		return NULL;
 	m->cpu = calloc(nr_nodes + 1, sizeof(*m->cpu));
 	m->smt = calloc(nr_nodes + 1, sizeof(*m->smt));
+	m->nodes = calloc(nr_nodes, sizeof(*m->nodes));
 	m->distance = calloc(nr_nodes * nr_nodes, sizeof(*m->distance));
-	if (!m->cpu || !m->smt || !m->distance) {
-		free(m->cpu);
-		free(m->smt);
-		free(m->distance);
-		free(m);
+	if (!m->cpu || !m->smt || !m->nodes || !m->distance) {
+		c_idle_free(m);
 		return NULL;
 	}
-	m->nr_cpus = nr_cpus;
-	m->nr_nodes = nr_nodes;
 	for (i = 0; i < nr_cpus; i++) {
 		m->cpu_node[i] = cpu_node[i];
 		bools_to_bits(m->siblings[i], &siblings[i * nr_cpus], nr_cpus);
+		m->sibling_ptrs[i] = m->siblings[i];
 	}
 	memcpy(m->distance, distance, nr_nodes * nr_nodes * sizeof(*distance));
 	for (i = 0; i < nr_nodes; i++)
@@ -212,25 +107,27 @@ struct c_idle *c_idle_new(unsigned int nr_cpus, unsigned int nr_nodes,
 	for (i = 0; i <= nr_nodes; i++) {
 		bools_to_bits(m->cpu[i], &cpu[i * nr_cpus], nr_cpus);
 		bools_to_bits(m->smt[i], &smt[i * nr_cpus], nr_cpus);
+		if (i < nr_nodes)
+			m->nodes[i] = (struct scx_idle_masks) { m->cpu[i], m->smt[i] };
 	}
+	m->topo = (struct scx_idle_topo) {
+		.nr_cpus = nr_cpus, .nr_nodes = nr_nodes,
+		.smt_siblings = m->sibling_ptrs, .cpu_node = m->cpu_node,
+		.global = { m->cpu[nr_nodes], m->smt[nr_nodes] },
+		.nodes = m->nodes, .online_nodes = nodes_addr(m->online),
+		.distance = m->distance,
+	};
+	m->machine = (struct idle_machine) {
+		.topo = &m->topo, .cursor = &m->cursor, .unvisited = &m->unvisited,
+	};
 	return m;
-}
-
-void c_idle_free(struct c_idle *m)
-{
-	if (m) {
-		free(m->cpu);
-		free(m->smt);
-		free(m->distance);
-		free(m);
-	}
 }
 
 /* scx_idle_test_and_clear_cpu(); @cpu below nr_cpus. */
 bool c_idle_claim(struct c_idle *m, int cpu, unsigned int state)
 {
-	m->state = state;
-	return __scx_idle_test_and_clear_cpu(&c_idle_ops, m, cpu);
+	m->machine.state = state;
+	return idle_machine_test_and_clear_cpu(&m->machine, cpu);
 }
 
 /*
@@ -242,11 +139,11 @@ int c_idle_pick(struct c_idle *m, const bool *allowed, int node, u64 flags,
 {
 	unsigned long bits[ORACLE_WORDS];
 
-	bools_to_bits(bits, allowed, m->nr_cpus);
-	m->state = state;
+	bools_to_bits(bits, allowed, m->topo.nr_cpus);
+	m->machine.state = state;
 	if (in_node)
-		return __pick_idle_cpu_in_node(&c_idle_ops, m, to_cpumask(bits), node, flags);
-	return __scx_pick_idle_cpu(&c_idle_ops, m, to_cpumask(bits), node, flags);
+		return idle_machine_pick_in_node(&m->machine, to_cpumask(bits), node, flags);
+	return idle_machine_pick(&m->machine, bits, node, flags);
 }
 
 unsigned int c_idle_cursor(const struct c_idle *m)

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * idle_pick_machine.h - idle.c's picking code on a described machine.
+ *
+ * The bodies of sched_ext's idle CPU pickers (ext/idle_pick.h) read the
+ * system through a table of accessors. The tests and benchmarks run them on
+ * machines that are not the running one, described by the same struct
+ * scx_idle_topo that the Rust picker reads (sched_rust.h), with the state
+ * of the system (SCX_IDLE_STATE_*) and a rotation cursor of their own: the
+ * rotation of cpumask_any_and_distribute() over the machine's CPUs, as the
+ * Rust picker's, rather than lib/cpumask.c's per-CPU one.
+ *
+ * A machine has at most as many CPUs as a struct cpumask of the kernel
+ * holds (small_cpumask_bits) and at most MAX_NUMNODES nodes, and its
+ * online_nodes points into a nodemask_t. Only input within idle.c's
+ * contract may come here: a CPU below nr_cpus, a node of the machine with
+ * masks (or NUMA_NO_NODE), and claims that work on the masks searched.
+ * Include it only where the table below is used.
+ */
+#ifndef _KERNEL_SCHED_IDLE_PICK_MACHINE_H
+#define _KERNEL_SCHED_IDLE_PICK_MACHINE_H
+
+#include "ext/idle_pick.h"
+#include "sched_rust.h"
+
+struct idle_machine {
+	const struct scx_idle_topo *topo;
+	unsigned int state;		/* SCX_IDLE_STATE_* */
+	unsigned int *cursor;		/* the rotation's last CPU */
+	nodemask_t *unvisited;		/* scratch of the walk across nodes */
+};
+
+static inline struct idle_machine *idle_machine(void *ctx)
+{
+	return ctx;
+}
+
+static inline const struct scx_idle_masks *idle_machine_masks(void *ctx, int node)
+{
+	const struct scx_idle_topo *topo = idle_machine(ctx)->topo;
+
+	return node == NUMA_NO_NODE ? &topo->global : &topo->nodes[node];
+}
+
+static inline bool idle_machine_smt_active(void *ctx)
+{
+	return idle_machine(ctx)->state & SCX_IDLE_STATE_SMT_ACTIVE;
+}
+
+static inline unsigned int idle_machine_nr_cpu_ids(void *ctx)
+{
+	return idle_machine(ctx)->topo->nr_cpus;
+}
+
+static inline int idle_machine_cpu_node(void *ctx, int cpu)
+{
+	if (!(idle_machine(ctx)->state & SCX_IDLE_STATE_PER_NODE))
+		return NUMA_NO_NODE;
+	return READ_ONCE(idle_machine(ctx)->topo->cpu_node[cpu]);
+}
+
+static inline struct cpumask *idle_machine_cpus(void *ctx, int node)
+{
+	return to_cpumask(idle_machine_masks(ctx, node)->cpu);
+}
+
+static inline struct cpumask *idle_machine_smts(void *ctx, int node)
+{
+	return to_cpumask(idle_machine_masks(ctx, node)->smt);
+}
+
+static inline const struct cpumask *idle_machine_smt_mask(void *ctx, int cpu)
+{
+	return to_cpumask(READ_ONCE(idle_machine(ctx)->topo->smt_siblings[cpu]));
+}
+
+/* cpumask_any_and_distribute() over the machine's CPUs, from its cursor. */
+static inline unsigned int idle_machine_any_and_distribute(void *ctx,
+							   const struct cpumask *src1p,
+							   const struct cpumask *src2p)
+{
+	struct idle_machine *m = ctx;
+	unsigned int nr = m->topo->nr_cpus, prev = READ_ONCE(*m->cursor), next;
+
+	next = find_next_and_bit_wrap(cpumask_bits(src1p), cpumask_bits(src2p), nr,
+				      prev + 1 < nr ? prev + 1 : 0);
+	if (next < nr)
+		WRITE_ONCE(*m->cursor, next);
+	return next;
+}
+
+static inline const nodemask_t *idle_machine_online_nodes(void *ctx)
+{
+	/* online_nodes points to the bits of a nodemask_t (see above) */
+	return (const nodemask_t *)idle_machine(ctx)->topo->online_nodes;
+}
+
+/* nearest_node_nodemask() over the machine's distances. */
+static inline int idle_machine_nearest_node(void *ctx, int node, nodemask_t *mask)
+{
+	const struct scx_idle_topo *topo = idle_machine(ctx)->topo;
+	unsigned int dist, min_dist = UINT_MAX;
+	int n, closest = MAX_NUMNODES;
+
+	for_each_node_mask(n, *mask) {
+		dist = topo->distance[node * topo->nr_nodes + n];
+		if (dist < min_dist) {
+			min_dist = dist;
+			closest = n;
+		}
+	}
+	return closest;
+}
+
+static inline nodemask_t *idle_machine_unvisited(void *ctx)
+{
+	return idle_machine(ctx)->unvisited;
+}
+
+static inline bool idle_machine_test_and_clear_cpu(void *ctx, int cpu);
+static inline s32 idle_machine_pick_in_node(void *ctx, const struct cpumask *cpus_allowed,
+					    int node, u64 flags);
+
+static const struct scx_idle_pick_ops idle_machine_ops = {
+	.smt_active		= idle_machine_smt_active,
+	.nr_cpu_ids		= idle_machine_nr_cpu_ids,
+	.cpu_node		= idle_machine_cpu_node,
+	.idle_cpus		= idle_machine_cpus,
+	.idle_smts		= idle_machine_smts,
+	.smt_mask		= idle_machine_smt_mask,
+	.any_and_distribute	= idle_machine_any_and_distribute,
+	.online_nodes		= idle_machine_online_nodes,
+	.nearest_node		= idle_machine_nearest_node,
+	.unvisited		= idle_machine_unvisited,
+	.test_and_clear_cpu	= idle_machine_test_and_clear_cpu,
+	.pick_in_node		= idle_machine_pick_in_node,
+};
+
+/* scx_idle_test_and_clear_cpu() on the machine. */
+static inline bool idle_machine_test_and_clear_cpu(void *ctx, int cpu)
+{
+	return __scx_idle_test_and_clear_cpu(&idle_machine_ops, ctx, cpu);
+}
+
+/* pick_idle_cpu_in_node() on the machine. */
+static inline s32 idle_machine_pick_in_node(void *ctx, const struct cpumask *cpus_allowed,
+					    int node, u64 flags)
+{
+	return __pick_idle_cpu_in_node(&idle_machine_ops, ctx, cpus_allowed, node, flags);
+}
+
+/* scx_pick_idle_cpu() on the machine. */
+static inline s32 idle_machine_pick(struct idle_machine *m, const unsigned long *allowed,
+				    int node, u64 flags)
+{
+	return __scx_pick_idle_cpu(&idle_machine_ops, m, to_cpumask(allowed), node, flags);
+}
+
+#endif /* _KERNEL_SCHED_IDLE_PICK_MACHINE_H */
