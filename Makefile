@@ -460,7 +460,8 @@ bench-uml-build: apply
 	$(foreach v,$(UM_BENCH_VARIANTS),\
 	ARCH=um CONFIG_BASE=empty KOUT=$(call um_bench_kout,$(v)) \
 		scripts/config.sh $(call um_bench_frags,$(v)) && \
-	$(KMAKE) O=$(call um_bench_kout,$(v)) ARCH=um linux && ) true
+	scripts/quiet-build.sh $(call um_bench_kout,$(v))/build.log "UML bench kernel ($(v))" \
+		$(KMAKE) O=$(call um_bench_kout,$(v)) ARCH=um linux && ) true
 
 bench-uml: bench-uml-build
 	$(foreach v,$(UM_BENCH_VARIANTS),\

@@ -21,6 +21,11 @@ echo "=== C vs Rust on this machine's CPU: the in-kernel benchmark in a UML kern
 echo "    (ns per operation; Rust/C = median of the per-round time ratios, 95% interval;"
 echo "     below 1.000 Rust is faster; docs/benchmarks.md says what UML cannot show)"
 /usr/bin/python3 "$here/bench-report.py" table --png "$BENCH_OUT/comparison.png" "$uml"
+# The rows the UML kernel left out, and why (the sched_ext idle pick needs
+# NUMA, which UML does not have; the TCG guest below runs it).
+for f in "$BENCH_OUT"/uml-*/boot-1/bench-1.txt; do
+	[ -f "$f" ] && sed -n 's/^# \(.*: left out: .*\)$/(\1)/p' "$f"
+done | sort -u
 echo
 # Fails on RESULTS-DIFFER.
 /usr/bin/python3 "$here/bench-report.py" tcg-check "$tcg"
