@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 use core::ffi::{c_int, c_uint, c_ulong};
+use sched_rust_core::asym_fit::TaskFit;
 
 /// What the capacity fit reads of one CPU (`struct c_asym_cpu`).
 #[repr(C)]
@@ -219,15 +220,11 @@ impl Drop for Idle {
 
 /// fair.c's `select_idle_capacity()` (with its SIS_UTIL budget): the CPU,
 /// whether it cleared the idle-cores hint, and the CPUs it looked at.
-#[allow(clippy::too_many_arguments)]
 pub fn asym_scan(
     cpus: &[AsymCpu],
     mask: &[usize],
     target: usize,
-    util: usize,
-    uclamp_min: usize,
-    uclamp_max: usize,
-    uclamp_used: bool,
+    task: &TaskFit,
     sis_util: bool,
     nr_idle_scan: i32,
     has_idle_core: bool,
@@ -243,10 +240,10 @@ pub fn asym_scan(
             mask.as_ptr() as *const c_ulong,
             cpus.len() as c_uint,
             target as c_int,
-            util as c_ulong,
-            uclamp_min as c_ulong,
-            uclamp_max as c_ulong,
-            uclamp_used,
+            task.util as c_ulong,
+            task.uclamp_min as c_ulong,
+            task.uclamp_max as c_ulong,
+            task.uclamp_used,
             sis_util,
             nr_idle_scan,
             has_idle_core,
@@ -262,49 +259,33 @@ pub fn asym_scan(
 }
 
 /// fair.c's `util_fits_cpu()` of `cpu`.
-pub fn util_fits_cpu(
-    cpus: &[AsymCpu],
-    cpu: usize,
-    util: usize,
-    umin: usize,
-    umax: usize,
-    used: bool,
-) -> i32 {
+pub fn util_fits_cpu(cpus: &[AsymCpu], cpu: usize, task: &TaskFit) -> i32 {
     assert!(cpu < cpus.len());
     // SAFETY: cpu indexes cpus.
     unsafe {
         c_asym_util_fits_cpu(
             cpus.as_ptr(),
             cpu as c_int,
-            util as c_ulong,
-            umin as c_ulong,
-            umax as c_ulong,
-            used,
+            task.util as c_ulong,
+            task.uclamp_min as c_ulong,
+            task.uclamp_max as c_ulong,
+            task.uclamp_used,
         )
     }
 }
 
-/// fair.c's `asym_fits_cpu()` of `cpu`.
-#[allow(clippy::too_many_arguments)]
-pub fn asym_fits_cpu(
-    cpus: &[AsymCpu],
-    cpu: usize,
-    util: usize,
-    umin: usize,
-    umax: usize,
-    used: bool,
-    smt: bool,
-) -> bool {
+/// fair.c's `asym_fits_cpu()` of `cpu`, with SMT active if `smt`.
+pub fn asym_fits_cpu(cpus: &[AsymCpu], cpu: usize, task: &TaskFit, smt: bool) -> bool {
     assert!(cpu < cpus.len());
     // SAFETY: cpu indexes cpus.
     unsafe {
         c_asym_fits_cpu(
             cpus.as_ptr(),
             cpu as c_int,
-            util as c_ulong,
-            umin as c_ulong,
-            umax as c_ulong,
-            used,
+            task.util as c_ulong,
+            task.uclamp_min as c_ulong,
+            task.uclamp_max as c_ulong,
+            task.uclamp_used,
             smt,
         )
     }

@@ -128,15 +128,11 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             }
         })
         .collect();
-    let t = &c.task;
     let (c_cpu, c_clear, c_seen) = upstream::asym_scan(
         &cpus,
         &words,
         c.target,
-        t.util,
-        t.uclamp_min,
-        t.uclamp_max,
-        t.uclamp_used,
+        &c.task,
         c.sis_util,
         c.nr_idle_scan,
         c.has_idle_core,
@@ -157,9 +153,8 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             model,
         );
         assert_eq!(util_fits_cpu(t, &view), want, "util_fits_cpu({cpu})");
-        let (u_, umin, umax, used) = (t.util, t.uclamp_min, t.uclamp_max, t.uclamp_used);
         assert_eq!(
-            upstream::util_fits_cpu(&cpus, cpu, u_, umin, umax, used),
+            upstream::util_fits_cpu(&cpus, cpu, t),
             want,
             "C: util_fits_cpu({cpu})"
         );
@@ -170,7 +165,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             "asym_fits_cpu({cpu})"
         );
         assert_eq!(
-            upstream::asym_fits_cpu(&cpus, cpu, u_, umin, umax, used, smt),
+            upstream::asym_fits_cpu(&cpus, cpu, t, smt),
             fits,
             "C: asym_fits_cpu({cpu})"
         );
