@@ -44,7 +44,12 @@ KMAKE = $(MAKE) -C $(KSRC) O=$(KOUT) -j$(JOBS) \
 	LIBCLANG_PATH=/usr/lib/llvm-$(LLVM_VERSION)/lib
 
 # Config fragments merged onto tinyconfig, in this order.
-CONFIG_FRAGMENTS ?= configs/vm-base.config configs/sched-ext.config configs/sched-rust.config
+# shadow.config: the shadow check (SCHED_RUST_SHADOW_CHECK), whose counters
+# make test reports; it also doubles the work of each real call of a
+# helper, with either implementation (the kernel benchmark calls the
+# helpers directly and is not affected).
+CONFIG_FRAGMENTS ?= configs/vm-base.config configs/sched-ext.config configs/sched-rust.config \
+	configs/shadow.config
 
 # VM topology: 8 CPUs = 2 sockets x 2 cores x 2 threads, one NUMA node per socket.
 VM_CPUS   ?= 8,sockets=2,cores=2,threads=2
@@ -375,6 +380,25 @@ arm32: apply
 	KOUT=$(ARM32_KOUT) scripts/check-panics.sh
 arm32-kmake:
 	$(KMAKE) ARCH=arm vmlinux
+
+# An arm64 guest with asymmetric CPU capacities and SMT (configs/
+# arm64-asym.config): 2 big cores and 4 little ones, 2 threads each, under
+# TCG with a device tree that describes them (scripts/arm64-asym.sh). The
+# KUnit suites, then fair.c's capacity-fit call sites under load with the C
+# and with the Rust fit, the placements the series promises, and the shadow
+# check's count of compared calls and differences. Not in make test: one
+# more kernel, and a boot under TCG of a 12-CPU arm64 guest.
+ARM64_KOUT ?= $(CACHE)/build-arm64-asym
+.PHONY: arm64-asym arm64-asym-build
+arm64-asym: arm64-asym-build
+	KOUT=$(ARM64_KOUT) scripts/arm64-asym.sh
+arm64-asym-build: apply
+	$(LOCK) env ARCH=arm64 KOUT=$(ARM64_KOUT) \
+		scripts/config.sh configs/arm64-asym.config configs/sched-rust.config configs/shadow.config
+	$(LOCK) $(MAKE) --no-print-directory -C $(TOP) arm64-kmake KOUT=$(ARM64_KOUT)
+	KOUT=$(ARM64_KOUT) scripts/check-panics.sh
+arm64-kmake:
+	$(KMAKE) ARCH=arm64 Image
 
 # The debug kernels (scripts/debug-kernel.sh, docs/testing.md): the VM kernel
 # with KASAN, then with KCSAN (Kconfig excludes the two), both with lockdep,

@@ -118,6 +118,11 @@ if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; 
 
 	if run_step steal "$logs/steal.log" "$top/scripts/steal-report.py" "$CACHE/vm"; then rc=0; else rc=1; fi
 	count_tally steal "$logs/steal.log" $rc
+	# The shadow check's counters after the suites and the steal workloads:
+	# every real call compared C with Rust, none differed.
+	if run_step shadow "$logs/shadow.log" "$top/scripts/shadow-report.py" "$CACHE/vm/shadow.txt" \
+		steal_search node_order; then rc=0; else rc=1; fi
+	count_tally shadow "$logs/shadow.log" $rc
 
 	# sched_ext: the selftests and the schedulers, built against this
 	# kernel, then their own boot with the C and the Rust picker.

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sched_rust_shadow.h - check every real call of a Rust helper against C.
+ *
+ * With CONFIG_SCHED_RUST_SHADOW_CHECK, the call sites of the helpers that
+ * have no side effects hand their inputs to the functions below before they
+ * make the call: the capacity scan of select_idle_capacity(), the tests of
+ * asym_fits_cpu() and util_fits_cpu() (fair.c), the candidate walk of
+ * try_steal() (fair.c) and the node order of the sched_ext idle walk
+ * (ext/idle.c). Each function runs the C and the Rust implementation on
+ * those inputs, counts the call under the implementation that the call site
+ * uses (its sched feature), and counts and reports (WARN_ONCE(), with the
+ * inputs) any difference. /sys/kernel/debug/sched_rust_shadow has the
+ * counts.
+ *
+ * The inputs that other CPUs change while the helper runs (which CPUs are
+ * idle, which are overloaded) are copied first, and both implementations
+ * read the copy: two reads of the live state could differ, and the check
+ * would then report races rather than the implementations. So the real
+ * call's own answer is not compared; the answers of the two
+ * implementations on the state the real call saw, give or take a race, are.
+ */
+#ifndef _KERNEL_SCHED_SCHED_RUST_SHADOW_H
+#define _KERNEL_SCHED_SCHED_RUST_SHADOW_H
+
+#include <linux/types.h>
+
+#include "sched_rust.h"
+
+/* One CPU as the capacity scan sees it: choose_idle_cpu(), and its view. */
+struct asym_shadow_cpu {
+	struct asym_cpu_view view;	/* every field filled */
+	bool idle;
+};
+
+/*
+ * This CPU's array of nr_cpu_ids struct asym_shadow_cpu for the scan's
+ * copy, or NULL before the arrays are allocated (the call is then counted
+ * as skipped). Call with interrupts disabled, as select_task_rq_fair() runs;
+ * the array is this CPU's until they are enabled again.
+ */
+struct asym_shadow_cpu *sched_rust_shadow_asym_cpus(void);
+
+/* Count one call that could not be checked (no copy buffer yet). */
+void sched_rust_shadow_skipped(void);
+
+/*
+ * The scan of select_idle_capacity() on @cpus (@scan->cpus selects the
+ * entries read): C's __select_idle_capacity() against
+ * sched_rust_select_idle_capacity(), the CPU and the idle-cores hint.
+ * @rust: the call site uses the Rust scan.
+ */
+void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
+					    const struct asym_scan *scan,
+					    bool smt_active,
+					    const struct asym_shadow_cpu *cpus,
+					    bool rust);
+
+/* __asym_fits_cpu() against sched_rust_asym_fits_cpu() for @view of @cpu. */
+void sched_rust_shadow_asym_fits_cpu(const struct asym_fit_task *task,
+				     bool smt_active,
+				     const struct asym_cpu_view *view, int cpu,
+				     bool rust);
+
+/* __util_fits_cpu() against sched_rust_util_fits_cpu() for @view of @cpu. */
+void sched_rust_shadow_util_fits_cpu(const struct asym_fit_task *task,
+				     const struct asym_cpu_view *view, int cpu,
+				     bool rust);
+
+/*
+ * The candidate walk of try_steal(): steal_search() against
+ * sched_rust_steal_search() on a copy of @overload and @smt_siblings, each
+ * with an attempt that takes nothing, so that both walk every candidate;
+ * the sequences of candidates must be the same. Call with interrupts
+ * disabled (try_steal() holds the run-queue lock).
+ */
+void sched_rust_shadow_steal_search(const struct sparsemask *overload,
+				    const unsigned long *smt_siblings,
+				    int dst_cpu, bool rust);
+
+/*
+ * The order in which idle.c's walk visits the nodes from each node
+ * (for_each_node_numadist(): nearest_node_nodemask() on the unvisited
+ * ones), against the rows of @topo->node_order that the Rust walk follows.
+ * One call per row.
+ */
+void sched_rust_shadow_node_order(const struct scx_idle_topo *topo, bool rust);
+
+#endif /* _KERNEL_SCHED_SCHED_RUST_SHADOW_H */

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The shadow check's counters (/sys/kernel/debug/sched_rust_shadow).
+
+Usage: shadow-report.py FILE [REQUIRED_HELPER...]
+
+FILE is a copy of the debugfs file, which the guest of make test (and of
+make arm64-asym) saves after its workloads. Prints the table, then one
+check per helper and implementation: it passes when calls were compared
+and none differed, fails on any difference, and is skipped when the call
+site never ran with that implementation (for example the capacity fit on
+a machine without asymmetric capacities: fair.c does not call it there).
+A REQUIRED_HELPER (e.g. steal_search) with no compared call at all fails.
+Ends with "N passed, N failed, N skipped"; exit status 1 on a failure.
+
+As a module: parse() reads the table into {(helper, mode): (calls, diffs)}.
+"""
+
+import sys
+
+WHY_NOT_CALLED = {
+    "select_idle_capacity": "no asymmetric CPU capacities here",
+    "asym_fits_cpu": "no asymmetric CPU capacities here",
+    "util_fits_cpu": "no asymmetric CPU capacities or energy model here",
+    "steal_search": "no CPU went idle while another was overloaded",
+    "node_order": "the node order is built once, at boot, under the default picker",
+}
+
+
+def parse(text):
+    """{(helper, mode): (calls, differences)} and the skipped count."""
+    rows, skipped = {}, None
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[1] in ("c", "rust") and f[2].isdigit() and f[3].isdigit():
+            rows[(f[0], f[1])] = (int(f[2]), int(f[3]))
+        elif line.startswith("total "):
+            skipped = int(line.split(",")[2].split()[0])
+    if not rows or skipped is None:
+        raise ValueError("not a sched_rust_shadow table")
+    return rows, skipped
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    text = open(argv[1], encoding="utf-8").read()
+    rows, skipped = parse(text)
+    required = argv[2:]
+    print(text.rstrip())
+    passed = failed = skips = 0
+    for (helper, mode), (calls, diffs) in rows.items():
+        what = f"shadow {helper} ({mode} at the call site)"
+        if diffs:
+            print(f"  FAIL {what}: {diffs} of {calls} calls differ")
+            failed += 1
+        elif calls:
+            print(f"  ok   {what}: {calls} calls compared, 0 differences")
+            passed += 1
+        else:
+            print(f"  skip {what}: no call ({WHY_NOT_CALLED.get(helper, 'not reached')})")
+            skips += 1
+    for helper in required:
+        if not sum(c for (h, _), (c, _d) in rows.items() if h == helper):
+            print(f"  FAIL shadow {helper}: no call was compared")
+            failed += 1
+    total = sum(c for c, _ in rows.values())
+    print(f"shadow: {total} calls compared, "
+          f"{sum(d for _, d in rows.values())} differences, {skipped} calls skipped "
+          "(before the copy buffers existed)")
+    print(f"{passed} passed, {failed} failed, {skips} skipped")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
