@@ -18,11 +18,11 @@
  *             (their utilization saturates at the little capacity, which
  *             fits_capacity() refuses): the misfit check and the load
  *             balancer's misfit pull must move each to a big CPU;
- *   idle core a task too big for a little CPU, whose big core's other
- *             thread is kept busy, sleeps and wakes: it must wake on the
- *             other big core, whose two threads are idle, rather than next
- *             to the busy thread (the SMT-aware fit) or on a little CPU, in
- *             at least 80% of its wakeups (see idle_core()).
+ *   idle core a task that fits a big CPU and not a little one, whose big
+ *             core's other thread is kept busy, sleeps and wakes: it must
+ *             wake on the other big core, whose two threads are idle,
+ *             rather than next to the busy thread (the SMT-aware fit) or on
+ *             a little CPU, in at least 80% of its wakeups (idle_core()).
  *
  * Each check prints one line on the console,
  *
@@ -257,9 +257,23 @@ static void misfit(const char *impl, int tasks, long settle_ms)
 }
 
 /*
- * A big task next to a busy thread: cpu0 runs a hog; the task warms up on
- * cpu1 (its sibling), then sleeps with every CPU allowed. Each wakeup
- * should land on cpu2 or cpu3, whose core is wholly idle.
+ * Busy @busy_ms, then asleep @sleep_ms: a task of utilization about
+ * 1024 * busy / (busy + sleep) on a big CPU.
+ */
+static void duty_cycle(long busy_ms, long sleep_ms)
+{
+	spin_ms(busy_ms);
+	usleep(sleep_ms * 1000);
+}
+
+/*
+ * A task that fits a big CPU but not a little one (busy 60% of the time:
+ * utilization about 610, which fits 1024 and not 512 with fair.c's 20%
+ * margin), next to a busy thread: cpu0 runs a hog; the task runs on cpu1
+ * (its sibling), then sleeps with every CPU allowed. At each wakeup
+ * asym_fits_cpu() refuses cpu1, whose core is busy, and
+ * select_idle_capacity() should return cpu2 or cpu3 at once: they fit and
+ * their core is wholly idle.
  */
 static void idle_core(const char *impl, int wakes)
 {
@@ -274,14 +288,15 @@ static void idle_core(const char *impl, int wakes)
 			;
 	}
 	pin(1UL << 1);
-	spin_ms(400);
+	for (i = 0; i < 50; i++)
+		duty_cycle(6, 4);
 	for (i = 0; i < wakes; i++) {
 		int cpu;
 
 		pin(1UL << 1);
-		spin_ms(20);
+		spin_ms(6);
 		pin(ALL_CPUS);
-		usleep(2000);
+		usleep(4000);
 		cpu = this_cpu();
 		if (cpu == 2 || cpu == 3)
 			on_idle_core++;

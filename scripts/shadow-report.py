@@ -6,10 +6,10 @@ Usage: shadow-report.py FILE [REQUIRED_HELPER...]
 
 FILE is a copy of the debugfs file, which the guest of make test (and of
 make arm64-asym) saves after its workloads. Prints the table, then one
-check per helper and implementation: it passes when calls were compared
-and none differed, fails on any difference, and is skipped when the call
-site never ran with that implementation (for example the capacity fit on
-a machine without asymmetric capacities: fair.c does not call it there).
+check per helper: it passes when calls were compared and none differed,
+fails on any difference, and is skipped when the call site never ran (for
+example the capacity fit on a machine without asymmetric capacities:
+fair.c does not call it there).
 A REQUIRED_HELPER (e.g. steal_search) with no compared call at all fails.
 Ends with "N passed, N failed, N skipped"; exit status 1 on a failure.
 
@@ -23,7 +23,7 @@ WHY_NOT_CALLED = {
     "asym_fits_cpu": "no asymmetric CPU capacities here",
     "util_fits_cpu": "no asymmetric CPU capacities or energy model here",
     "steal_search": "no CPU went idle while another was overloaded",
-    "node_order": "the node order is built once, at boot, under the default picker",
+    "node_order": "no sched_ext idle topology was built",
 }
 
 
@@ -49,21 +49,24 @@ def main(argv):
     required = argv[2:]
     print(text.rstrip())
     passed = failed = skips = 0
-    for (helper, mode), (calls, diffs) in rows.items():
-        what = f"shadow {helper} ({mode} at the call site)"
+    helpers = list(dict.fromkeys(h for h, _ in rows))
+    for helper in helpers:
+        per_mode = {m: rows.get((helper, m), (0, 0)) for m in ("c", "rust")}
+        calls = sum(c for c, _ in per_mode.values())
+        diffs = sum(d for _, d in per_mode.values())
+        split = ", ".join(f"{c} with {m} at the call site" for m, (c, _) in per_mode.items())
         if diffs:
-            print(f"  FAIL {what}: {diffs} of {calls} calls differ")
+            print(f"  FAIL shadow {helper}: {diffs} of {calls} compared calls differ ({split})")
             failed += 1
         elif calls:
-            print(f"  ok   {what}: {calls} calls compared, 0 differences")
+            print(f"  ok   shadow {helper}: {calls} calls compared, 0 differences ({split})")
             passed += 1
-        else:
-            print(f"  skip {what}: no call ({WHY_NOT_CALLED.get(helper, 'not reached')})")
-            skips += 1
-    for helper in required:
-        if not sum(c for (h, _), (c, _d) in rows.items() if h == helper):
+        elif helper in required:
             print(f"  FAIL shadow {helper}: no call was compared")
             failed += 1
+        else:
+            print(f"  skip shadow {helper}: no call ({WHY_NOT_CALLED.get(helper, 'not reached')})")
+            skips += 1
     total = sum(c for c, _ in rows.values())
     print(f"shadow: {total} calls compared, "
           f"{sum(d for _, d in rows.values())} differences, {skipped} calls skipped "
