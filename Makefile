@@ -109,6 +109,7 @@ help:
 	@echo "             maxsmp (MAXSMP/NR_CPUS=8192/CPUMASK_OFFSTACK kernel: KUnit, steal checks,"
 	@echo "             sched_ext selftests with each picker)"
 	@echo "             arm32 (32-bit ARMv7 kernel, every option ARM allows: build, no-panic check)"
+	@echo "             arm64-asym (arm64 guest, big and little SMT cores: fair.c's capacity fit with C and Rust, shadow check)"
 	@echo "             scx (sched_ext boot: every selftest and BPF scheduler, C and Rust picker)"
 	@echo "             scx-soak (the schedulers alone, SCX_SOAK_SECONDS each), scx-mutant (a"
 	@echo "             planted bug in the Rust claim must fail the sched_ext tally)"
