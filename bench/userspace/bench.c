@@ -34,8 +34,8 @@
 #include "sparsemask.h"
 #include "steal_search.h"
 
-#define MAX_CPUS	224
-#define MAX_NODES	2
+#define MAX_CPUS	256
+#define MAX_NODES	32
 #define WORDS		BITS_TO_LONGS(MAX_CPUS)
 #define REPEAT		16	/* BENCH_REPEAT of the kernel benchmark */
 #define CG_CALLS	3
@@ -59,6 +59,8 @@ static const struct topology topologies[] = {
 	{ "160cpu-2socket-smt2", 160, 2, 80 },	/* Oracle X6-2 */
 	{ "24cpu-smt2", 24, 1, 12 },		/* Ryzen 9 3900X */
 	{ "8cpu-2node-smt2", 8, 2, 1 },		/* the project's VM */
+	/* Many nodes: idle.c's walk across nodes is O(N^2) in them. */
+	{ "256cpu-32node-smt2", 256, 32, 1 },
 };
 
 static int sibling_of(const struct topology *t, int cpu)
@@ -208,8 +210,15 @@ static __noinline unsigned long rust_steal_walk(struct bench *b)
 
 #define IDLE_STATE	(SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE)
 
-/* The C pick is idle.c's own code on the machine, as the kernel benchmark's. */
-static __always_inline unsigned long idle_batch(struct bench *b, bool hit, bool rust)
+/*
+ * The C pick is idle.c's own code on the machine, as the kernel benchmark's
+ * (IDLE_UPSTREAM), or the same with the walk across nodes in the cached
+ * order that Rust follows (IDLE_CACHED_ORDER): the language apart from
+ * the algorithm.
+ */
+enum idle_walk { IDLE_UPSTREAM, IDLE_CACHED_ORDER, IDLE_RUST };
+
+static __always_inline unsigned long idle_batch(struct bench *b, bool hit, enum idle_walk walk)
 {
 	unsigned int nodes = b->topo.nr_nodes, r, start;
 	unsigned long sum = 0;
@@ -222,9 +231,12 @@ static __always_inline unsigned long idle_batch(struct bench *b, bool hit, bool 
 
 			if (hit)
 				__set_bit(b->hit_cpu[far], b->cpu[far]);
-			if (rust)
+			if (walk == IDLE_RUST)
 				got = sched_rust_idle_pick(&b->topo, b->allowed, start, 0,
 							   IDLE_STATE, &b->cursor);
+			else if (walk == IDLE_CACHED_ORDER)
+				got = idle_machine_pick_cached_order(&b->machine, b->allowed,
+								     start, 0);
 			else
 				got = idle_machine_pick(&b->machine, b->allowed, start, 0);
 			sum += got;
@@ -233,10 +245,15 @@ static __always_inline unsigned long idle_batch(struct bench *b, bool hit, bool 
 	return sum;
 }
 
-static __noinline unsigned long c_idle_miss(struct bench *b) { return idle_batch(b, false, false); }
-static __noinline unsigned long rust_idle_miss(struct bench *b) { return idle_batch(b, false, true); }
-static __noinline unsigned long c_idle_hit(struct bench *b) { return idle_batch(b, true, false); }
-static __noinline unsigned long rust_idle_hit(struct bench *b) { return idle_batch(b, true, true); }
+static __noinline unsigned long c_idle_miss(struct bench *b) { return idle_batch(b, false, IDLE_UPSTREAM); }
+static __noinline unsigned long rust_idle_miss(struct bench *b) { return idle_batch(b, false, IDLE_RUST); }
+static __noinline unsigned long c_idle_hit(struct bench *b) { return idle_batch(b, true, IDLE_UPSTREAM); }
+static __noinline unsigned long rust_idle_hit(struct bench *b) { return idle_batch(b, true, IDLE_RUST); }
+/* The same Rust functions as above, against C with the cached order. */
+static __noinline unsigned long c_idle_miss_cached(struct bench *b) { return idle_batch(b, false, IDLE_CACHED_ORDER); }
+static __noinline unsigned long rust_idle_miss_cached(struct bench *b) { return idle_batch(b, false, IDLE_RUST); }
+static __noinline unsigned long c_idle_hit_cached(struct bench *b) { return idle_batch(b, true, IDLE_CACHED_ORDER); }
+static __noinline unsigned long rust_idle_hit_cached(struct bench *b) { return idle_batch(b, true, IDLE_RUST); }
 
 /* ---- asym capacity fit ---- */
 
@@ -469,6 +486,12 @@ static const struct op ops[] = {
 	   idle_miss, ops_picks),
 	OP("idle_pick", "idle pick hit", "one scx_pick_idle_cpu, one idle CPU on the far node",
 	   idle_hit, ops_picks),
+	OP("idle_pick", "idle pick miss, C cached order",
+	   "one scx_pick_idle_cpu, nothing idle; C walks the nodes in the cached order as Rust",
+	   idle_miss_cached, ops_picks),
+	OP("idle_pick", "idle pick hit, C cached order",
+	   "one scx_pick_idle_cpu, one idle CPU on the far node; C walks the cached order",
+	   idle_hit_cached, ops_picks),
 	OP("asym_fit", "asym scan full", "one select_idle_capacity reaching every CPU",
 	   asym_full, ops_cpus),
 	OP("asym_fit", "asym scan first", "one select_idle_capacity returning at the target",

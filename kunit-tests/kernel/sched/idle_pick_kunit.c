@@ -199,7 +199,11 @@ static void pick_both(struct kunit *test, struct machine *m, enum pick_kind kind
 
 	switch (kind) {
 	case PICK_ALL_NODES:
-		c_got = idle_machine_pick(&c, allowed, node, flags);
+		/* Every other pick, C walks the nodes in the cached order too. */
+		if (rand_below(2))
+			c_got = idle_machine_pick_cached_order(&c, allowed, node, flags);
+		else
+			c_got = idle_machine_pick(&c, allowed, node, flags);
 		rust_got = sched_rust_idle_pick(&m->topo[1], allowed, node, flags,
 						state, &rust_cursor);
 		break;

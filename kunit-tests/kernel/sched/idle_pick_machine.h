@@ -156,4 +156,43 @@ static inline s32 idle_machine_pick(struct idle_machine *m, const unsigned long 
 	return __scx_pick_idle_cpu(&idle_machine_ops, m, to_cpumask(allowed), node, flags);
 }
 
+/*
+ * scx_pick_idle_cpu() on the machine, but walking the other nodes in the
+ * order of @m->topo->node_order (every node, nearest first, ties by node
+ * id; offline nodes skipped) instead of searching for the nearest unvisited
+ * node at each step: the algorithm of the Rust picker, in C, over idle.c's
+ * own pick_idle_cpu_in_node(). It visits the nodes in the order that
+ * for_each_node_numadist() does, so it gives idle_machine_pick()'s answers
+ * (the KUnit suite checks it); the benchmark's "cached order" rows compare
+ * it with Rust, which tells the language's cost apart from the algorithm's
+ * gain. The walk is O(N) per pick in the number of nodes, idle.c's O(N^2);
+ * idle.c has a comment proposing this cache.
+ */
+static inline s32 idle_machine_pick_cached_order(struct idle_machine *m,
+						 const unsigned long *allowed,
+						 int node, u64 flags)
+{
+	const struct scx_idle_topo *topo = m->topo;
+	const struct cpumask *cpus_allowed = to_cpumask(allowed);
+	const u16 *row;
+	unsigned int i;
+	s32 cpu;
+
+	cpu = idle_machine_pick_in_node(m, cpus_allowed, node, flags);
+	if (cpu >= 0 || node == NUMA_NO_NODE || flags & SCX_PICK_IDLE_IN_NODE)
+		return cpu;
+
+	row = &topo->node_order[node * topo->nr_nodes];
+	for (i = 0; i < topo->nr_nodes; i++) {
+		int n = row[i];
+
+		if (n == node || !test_bit(n, topo->online_nodes))
+			continue;
+		cpu = idle_machine_pick_in_node(m, cpus_allowed, n, flags);
+		if (cpu >= 0)
+			return cpu;
+	}
+	return -EBUSY;
+}
+
 #endif /* _KERNEL_SCHED_IDLE_PICK_MACHINE_H */
