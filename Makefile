@@ -109,6 +109,7 @@ help:
 	@echo "             maxsmp (MAXSMP/NR_CPUS=8192/CPUMASK_OFFSTACK kernel: KUnit, steal checks,"
 	@echo "             sched_ext selftests with each picker)"
 	@echo "             arm32 (32-bit ARMv7 kernel, every option ARM allows: build, no-panic check)"
+	@echo "             inline-configs (the inline option with KASAN+WERROR, GCOV, kCFI+FineIBT+rethunk: build, no-call proof)"
 	@echo "             arm64-asym (arm64 guest, big and little SMT cores: fair.c's capacity fit with C and Rust, shadow check)"
 	@echo "             scx (sched_ext boot: every selftest and BPF scheduler, C and Rust picker)"
 	@echo "             scx-soak (the schedulers alone, SCX_SOAK_SECONDS each), scx-mutant (a"
@@ -350,6 +351,22 @@ inline: apply
 	$(call build_variant,$(INLINE_KOUT),configs/inline.config)
 	scripts/inline-proof.py $(INLINE_KOUT)
 	$(call boot_both_walks,$(INLINE_KOUT))
+
+# The inline option in the configurations that change how C is compiled,
+# each in its own folder, built with the no-call proof (no boot): generic
+# KASAN with WERROR (configs/inline-kasan.config), GCOV of the whole kernel
+# (inline-gcov.config), kCFI with FineIBT, retpolines and return thunks
+# (inline-cfi.config). Not in make test: three kernels.
+INLINE_VARIANTS ?= kasan gcov cfi
+.PHONY: inline-configs
+inline-configs: apply
+	@for v in $(INLINE_VARIANTS); do \
+		echo "=== inline-configs: SCHED_RUST_INLINE with configs/inline-$$v.config"; \
+		start=$$(date +%s); \
+		$(call build_variant,$(CACHE)/build-inline-$$v,configs/inline.config configs/inline-$$v.config) && \
+		scripts/inline-proof.py $(CACHE)/build-inline-$$v || exit 1; \
+		echo "=== inline-configs: $$v built in $$(( $$(date +%s) - start )) s"; \
+	done
 
 # The CPU configuration of x86 distributions (configs/maxsmp.config: MAXSMP,
 # NR_CPUS=8192, CPUMASK_OFFSTACK), in its own build folder, every sched-rust
