@@ -40,9 +40,20 @@ summary() {
 m() { make -C "$top" --no-print-directory "$@"; }
 
 step "set-up (deps, kernel source, patches)" m apply
+# make test builds the same kernel in the same folder, with the same ccache:
+# after it, this step only checks that nothing changed.
+reuse() { # folder what
+	if [ -f "$1/vmlinux" ]; then
+		printf 'run: reusing %s in %s (make test builds it too): only what changed is rebuilt\n' "$2" "$1"
+	else
+		printf 'run: no %s in %s yet: a full build (8-15 min on 2 cores; ccache %s)\n' "$2" "$1" "${CCACHE_DIR:-}"
+	fi
+}
+reuse "${KOUT:?}" "the VM kernel"
 step "kernel build (and no-panic check)" m build
 step "VM: KUnit suites + steal benchmark" env VM_EXTRA="${STEAL_GUEST:?}" "$top/scripts/vm-kunit.sh"
 step "steal benchmark report" "$top/scripts/steal-report.py" "${CACHE:?}/vm"
+reuse "${CACHE:?}/build-um-bench" "the UML benchmark kernel (not built by make test)"
 step "UML kernel: in-kernel C-vs-Rust benchmark" m bench-uml BENCH_UML_TABLE=0
 step "C-vs-Rust comparison" "$top/scripts/print-comparison.sh"
 summary
