@@ -12,7 +12,9 @@ out of line), this finds its code from the DWARF of the object
 reads the disassembly of those ranges, with relocations and line numbers:
 
  - any call or tail jump to a function named sched_rust_* (the exports, or a
-   local copy of one that was not inlined) fails the proof;
+   local copy of one that was not inlined) fails the proof; the shadow
+   check's C functions (sched_rust_shadow_*, CONFIG_SCHED_RUST_SHADOW_CHECK)
+   are listed;
  - the function must hold instructions whose source line is in a .rs file,
    i.e. Rust code inlined into it (else it fails: nothing was shown);
  - calls to other Rust functions (the crate's internal ones, which LLVM chose
@@ -159,7 +161,7 @@ def check_object(build, obj, targets):
         insns = [i for i in funcs.get(top, [])
                  if any(lo <= i[0] < hi for lo, hi in ranges)]
         rust = sum(1 for i in insns if i[3].endswith(".rs"))
-        bad, other = [], []
+        bad, other, shadow = [], [], []
         for addr, mnem, ops, _, relocs in insns:
             if not (mnem.startswith("call") or mnem.startswith("jmp")):
                 continue
@@ -168,7 +170,9 @@ def check_object(build, obj, targets):
             if m and m.group(1) != top:
                 callees.append(m.group(1))
             for c in callees:
-                if c.startswith("sched_rust_"):
+                if c.startswith("sched_rust_shadow_"):
+                    shadow.append(c)    # C (sched_rust_shadow.c), not Rust
+                elif c.startswith("sched_rust_"):
                     bad.append("%s %x %s" % (mnem, addr, c))
                 elif "sched_rust" in c:
                     other.append(c)
@@ -185,6 +189,8 @@ def check_object(build, obj, targets):
               % (where, len(insns), rust, status))
         for c in sorted(set(other)):
             print("      calls the Rust crate's internal %s" % c)
+        for c in sorted(set(shadow)):
+            print("      calls the shadow check's C function %s" % c)
         seen.add(name)
     for name in targets:
         if name not in seen:
