@@ -20,7 +20,6 @@ import subprocess
 import sys
 import tempfile
 
-TOPOLOGIES = 4
 PLATFORM = "userspace-x86_64"
 
 
@@ -88,7 +87,7 @@ def main():
                                text=True, check=True).stdout
         rows = [json.loads(l) for l in timed.splitlines() if l.startswith("{")]
         ir = {}
-        for topo in range(TOPOLOGIES):
+        for topo in range(len({r["topology"] for r in rows})):
             print(f"bench-userspace: {variant}: callgrind, topology {topo}", flush=True)
             costs, table = inclusive_ir(args.valgrind, binary, topo)
             for entry in table:
