@@ -26,19 +26,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 shadow = __import__("shadow-report")
+kunit_summary = __import__("kunit-summary")
 
 CALL_SITES = ("select_idle_capacity", "asym_fits_cpu", "util_fits_cpu")
 MIN_CALLS = 100     # "many times": a workload's worth, not a stray call
 BAD = re.compile(r"BUG:|WARNING:|Oops|Kernel panic|rust_panic|KASAN:|UBSAN:")
-
-
-def kunit_cases(group, path=()):
-    name = group.get("name") or ""
-    path = path + (name,) if name else path
-    for case in group.get("test_cases", []):
-        yield "/".join(path), case["name"], case["status"]
-    for sub in group.get("sub_groups", []):
-        yield from kunit_cases(sub, path)
 
 
 def main(out):
@@ -60,7 +52,7 @@ def main(out):
         root = json.loads(out.joinpath("kunit.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         root = {}
-    cases = list(kunit_cases(root))
+    cases = list(kunit_summary.cases(root))
     for suite in os.environ.get("KUNIT_SUITES", "").split():
         if not any(re.search(rf"# Subtest: {suite}$", l) for l in lines):
             result(False, f"KUnit suite {suite} ran")
