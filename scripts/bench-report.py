@@ -230,7 +230,146 @@ def row_label(r):
     return f"{r['op']} | {r['platform']} {r['topology']} {r['variant']}"
 
 
-def render_block(uml, user, uml_paths, user_path, png_rel):
+# The configurations of the distro summary: the userspace replica's variants.
+DISTRO_COLUMNS = [("nolto", "plain (real calls)"), ("distro", "distro"),
+                  ("distro-inline", "distro + inline")]
+
+# Why an operation stays above 1.00 in distro + inline, read in the object
+# code of the distro-inline variant (objdump -d of bench/userspace's binary;
+# docs/benchmarks.md, "Distro-like configuration").
+WHY_NOT = {
+    "set+clear": "one more compare and branch per call than C: the safe core checks the "
+                 "chunk index against the chunks' length after `elem < nelems` (the "
+                 "optimiser cannot see that a shift keeps the order, and the core forbids "
+                 "`unsafe`, so no hint); the locked `bts`/`btr` dominate the time",
+    "walk": "per walk, the wrap-around iterator's set-up and its second lap's bounds; "
+            "amortised from 32 CPUs on",
+    "idle pick hit": "the claim: Rust clears a core from `smt` with one atomic `and` per "
+                     "word the siblings touch, after testing every word; C's "
+                     "`cpumask_andnot()` rewrites every word with plain stores",
+    "idle pick hit, C cached order": "as `idle pick hit`, and the node walk is the same "
+                                     "algorithm: the view's accessors test each pointer and "
+                                     "bound (about 20 instructions per node) where C's "
+                                     "accessors read its globals",
+    "idle pick miss, C cached order": "the same algorithm: the view's accessors test each "
+                                      "pointer and bound, about 20 instructions per node "
+                                      "visited, where C's accessors read its globals",
+    "asym fits cpu": "the test itself is as short as C's; what remains is the loop's "
+                     "bookkeeping around it",
+}
+
+
+def distro_summary(user):
+    """Rows of op x topology: the Rust/C ratio in each distro column."""
+    by = {}
+    for r in user:
+        by.setdefault((r["helper"], r["op"], r["topology"]), {})[r["variant"]] = r
+    if not any("distro-inline" in v for v in by.values()):
+        return []
+    out = ["### Distro-like configuration: plain, distro, distro + inline", "",
+           "The userspace replica's `nolto` (real calls, no mitigations), `distro` (the "
+           "code generation flags of `configs/distro.config`: return thunks, retpolines, "
+           "kCFI, IBT landing pads, call padding) and `distro-inline` (the same with "
+           "`CONFIG_SCHED_RUST_INLINE`'s link of the Rust bitcode into the C unit and "
+           "`CONFIG_RUST_INLINE_HELPERS`). Ir: callgrind instructions per operation, "
+           "C / Rust, in distro + inline. Why: for a distro + inline ratio above 1.00, what "
+           "the object code shows.", "",
+           "| Operation | Topology | " + " | ".join(h for _, h in DISTRO_COLUMNS)
+           + " | Ir/op C / Rust | Why |",
+           "|---|---|" + "---|" * len(DISTRO_COLUMNS) + "---|---|"]
+    over = held = 0
+    notes = []
+    for (helper, op, topo), v in sorted(by.items(), key=lambda kv: (
+            HELPER_ORDER.index(kv[0][0]) if kv[0][0] in HELPER_ORDER else 99,
+            kv[0][1], kv[0][2])):
+        cells = []
+        for variant, _ in DISTRO_COLUMNS:
+            r = v.get(variant)
+            cells.append(fmt_ratio(r) if r else "-")
+        r = v.get("distro-inline")
+        why = ""
+        if r and r["ratio"] > 1.0:
+            over += 1
+            held += r["ci_lo"] <= 1.0
+            if op not in notes:
+                notes.append(op)
+            why = f"({notes.index(op) + 1})" + (", interval holds 1" if r["ci_lo"] <= 1.0
+                                                else "")
+        out.append(f"| {op} | {topo} | " + " | ".join(cells)
+                   + f" | {fmt_ir(r) if r else '-'} | {why} |")
+    out += ["", f"{over} of {len(by)} rows have a median above 1.00 in distro + inline, "
+            f"{over - held} of them with the whole interval above.", ""]
+    for i, op in enumerate(notes):
+        out.append(f"{i + 1}. {op}: {WHY_NOT.get(op, 'not explained yet')}.")
+    if notes:
+        out.append("")
+    return out
+
+
+# The cost each implementation should have, per operation of the scaling
+# series (N CPUs, k overloaded, M = max(1, N/128) nodes), and the slope it
+# gives on the log-log chart (the exponent of N).
+SCALE_EXPECT = {
+    "walk": ("O(N/8 + k) per walk: a 64-byte chunk per 8 CPUs, k = N x o/256", 1),
+    "steal walk": ("O(N/8 + k) per walk, as the sparsemask walk, plus the siblings", 1),
+    "idle pick miss": ("every node's two masks searched, N/64 words each: O(M x N/64) per "
+                       "pick in both, plus O(M^2) for upstream C's nearest-node scans; with "
+                       "M = N/128 both are O(N^2), upstream with the larger constant", 2),
+    "idle pick miss, C cached order": ("O(M x N/64) in both: the same walk; O(N^2) here", 2),
+    "asym scan full": ("O(N) per scan", 1),
+}
+
+
+def scaling_section(scale):
+    if not scale:
+        return []
+    out = ["### Scaling: cost per operation against the machine's size", "",
+           "`bench scale` (`SCALE_ROUNDS` rounds, variants `SCALE_VARIANTS`): machines of 8 to "
+           "8192 CPUs in one LLC, 128 CPUs per node from 256 CPUs on (1 to 64 nodes); the "
+           "walks also at 3 and 64 overloaded CPUs per 256 besides 12 (`o3`, `o12`, `o64` "
+           "in the topology name). The chart's lower panels plot these, log-log. Slope: the "
+           "exponent of the cost's growth between the two largest machines of each curve "
+           "(1.0 = linear in the CPUs); measured over the largest sizes, it also shows the "
+           "caches: at 8192 CPUs the idle masks of 64 nodes (128 KiB) no longer fit in L2.",
+           "",
+           "Cells: C ns / Rust ns per operation, and the Rust/C median ratio.", ""]
+    sizes = sorted({r["cpus"] for r in scale})
+    out += ["| Operation | Variant | o | " + " | ".join(f"{n} CPUs" for n in sizes) + " |",
+            "|---|---|---|" + "---|" * len(sizes)]
+    table = {}
+    for r in scale:
+        dens = r["topology"].rsplit("-o", 1)[-1]
+        table.setdefault((r["op"], r["variant"], int(dens)), {})[r["cpus"]] = r
+    for (op, variant, dens), row in sorted(table.items()):
+        cells = [f"{fmt_ns(row[n]['c_ns'])} / {fmt_ns(row[n]['rust_ns'])} "
+                 f"({row[n]['ratio']:.2f})" if n in row else "-" for n in sizes]
+        out.append(f"| {op} | {variant} | {dens} | " + " | ".join(cells) + " |")
+    out += ["", "| Operation | Variant | o | Slope C | Slope Rust | Expected slope | Expected cost |",
+            "|---|---|---|---|---|---|---|"]
+    for (op, variant, dens), rows in sorted(scale_curves(scale).items(),
+                                            key=lambda kv: (kv[0][0], kv[0][1], int(kv[0][2]))):
+        if len(rows) < 2:
+            continue
+        (n0, c0, r0), (n1, c1, r1) = rows[-2], rows[-1]
+        sc = math.log(c1 / c0) / math.log(n1 / n0)
+        sr = math.log(r1 / r0) / math.log(n1 / n0)
+        text, slope = SCALE_EXPECT.get(op, ("", ""))
+        out.append(f"| {op} | {variant} | {dens} | {sc:.2f} | {sr:.2f} | {slope} | {text} |")
+    out.append("")
+    return out
+
+
+def scale_curves(scale):
+    """{(op, variant, density): [(cpus, c_ns, rust_ns)...]} sorted by cpus."""
+    curves = {}
+    for r in scale:
+        dens = r["topology"].rsplit("-o", 1)[-1]
+        curves.setdefault((r["op"], r["variant"], dens), []).append(
+            (r["cpus"], r["c_ns"], r["rust_ns"]))
+    return {k: sorted(v) for k, v in curves.items()}
+
+
+def render_block(uml, user, uml_paths, user_path, png_rel, scale=()):
     recs = sorted(uml + user, key=sort_key)
     out = [BEGIN, ""]
     out.append("Rust/C is the median of the per-round ratios with its 95% interval "
@@ -247,6 +386,8 @@ def render_block(uml, user, uml_paths, user_path, png_rel):
         out.append("")
     out.append(f"![Rust/C ratios with 95% intervals]({png_rel})")
     out.append("")
+    out += distro_summary(user)
+    out += scaling_section(scale)
     for helper in HELPER_ORDER + sorted({r["helper"] for r in recs} - set(HELPER_ORDER)):
         rows = [r for r in recs if r["helper"] == helper]
         if not rows:
@@ -306,12 +447,17 @@ def render_block(uml, user, uml_paths, user_path, png_rel):
     return "\n".join(out)
 
 
-def chart(recs, png, title):
-    """One panel per helper; a row per (op, platform, topology); a colour per variant."""
+def chart(recs, png, title, scale=()):
+    """One panel per helper; a row per (op, platform, topology); a colour per
+    variant. With scaling results, below them one log-log panel per scaled
+    operation: ns per operation of C and Rust against the CPUs."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker
+
+    curves = scale_curves(scale) if scale else {}
+    scale_ops = sorted({op for op, _, _ in curves})
 
     recs = sorted(recs, key=sort_key)
     helpers = [h for h in HELPER_ORDER + sorted({r["helper"] for r in recs} - set(HELPER_ORDER))
@@ -332,8 +478,15 @@ def chart(recs, png, title):
                 rows.append(key)
         panels.append((h, rows))
     heights = [max(len(rows), 1) * 0.32 + 0.6 for _, rows in panels]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(10, sum(heights) + 1.2),
-                             gridspec_kw={"height_ratios": heights}, sharex=True, squeeze=False)
+    scale_rows = (len(scale_ops) + 1) // 2
+    fig = plt.figure(figsize=(10, sum(heights) + 1.2 + 3.6 * scale_rows),
+                     layout="constrained" if scale_rows else None)
+    if scale_rows:
+        top, bottom = fig.subfigures(2, 1, height_ratios=[sum(heights) + 1.2, 3.6 * scale_rows])
+    else:
+        top, bottom = fig, None
+    axes = top.subplots(len(panels), 1, gridspec_kw={"height_ratios": heights}, sharex=True,
+                        squeeze=False)
     lo = min(r["ci_lo"] for r in recs)
     hi = max(r["ci_hi"] for r in recs)
     width = 0.8 / max(len(series), 1)
@@ -364,21 +517,57 @@ def chart(recs, png, title):
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("Rust time / C time: median and 95% interval (log scale; < 1: Rust faster)")
     handles = [plt.Line2D([], [], marker="o", ls="", color=color[v], label=v) for v in series]
-    fig.legend(handles=handles, loc="upper right", fontsize=7, ncol=min(len(series), 6),
+    top.legend(handles=handles, loc="upper right", fontsize=7, ncol=min(len(series), 6),
                title="variant", title_fontsize=7)
-    fig.suptitle(title, fontsize=10, x=0.02, ha="left")
-    fig.tight_layout(rect=(0, 0, 1, 0.97))
-    fig.savefig(png, dpi=100, metadata={"Software": None})
+    top.suptitle(title, fontsize=10, x=0.02, ha="left")
+    if bottom is not None:
+        scaling_panels(bottom, curves, scale_ops, scale_rows)
+    else:
+        fig.tight_layout(rect=(0, 0, 1, 0.97))
+    fig.savefig(png, dpi=100, metadata={"Software": None}, bbox_inches="tight")
     plt.close(fig)
+
+
+def scaling_panels(sub, curves, ops, rows):
+    """ns per operation against CPUs, log-log: C dashed, Rust solid; a colour
+    per (variant, density)."""
+    axes = sub.subplots(rows, 2, squeeze=False)
+    palette = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
+    keys = sorted({(v, d) for _, v, d in curves})
+    color = {k: palette[i % len(palette)] for i, k in enumerate(keys)}
+    for ax, op in zip(axes.flat, ops):
+        for (o, variant, dens), pts in sorted(curves.items()):
+            if o != op:
+                continue
+            xs = [p[0] for p in pts]
+            c = color[(variant, dens)]
+            label = f"{variant}, o{dens}"
+            ax.plot(xs, [p[1] for p in pts], ls="--", marker=".", color=c, lw=1)
+            ax.plot(xs, [p[2] for p in pts], ls="-", marker="o", ms=3, color=c, lw=1,
+                    label=label)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(op, fontsize=8, loc="left")
+        ax.set_xlabel("CPUs (log)", fontsize=7)
+        ax.set_ylabel("ns per operation (log)", fontsize=7)
+        ax.tick_params(labelsize=6)
+        ax.grid(which="both", alpha=0.3)
+        ax.legend(fontsize=6, title="Rust solid, C dashed", title_fontsize=6)
+    for ax in list(axes.flat)[len(ops):]:
+        ax.set_visible(False)
+    sub.suptitle("Scaling (userspace replica): cost per operation against the machine's size",
+                 fontsize=9, x=0.02, ha="left")
 
 
 def cmd_render(args):
     uml = load(args.uml)
-    user = load([args.userspace])
+    user_all = load([args.userspace])
+    user = [r for r in user_all if r.get("series") != "scale"]
+    scale = [r for r in user_all if r.get("series") == "scale"]
     if not uml and not user:
         raise SystemExit("bench-report: no results at all (make bench-uml, make bench-userspace)")
     png_rel = os.path.relpath(args.png, os.path.dirname(os.path.abspath(args.doc)))
-    block = render_block(uml, user, args.uml, args.userspace, png_rel)
+    block = render_block(uml, user, args.uml, args.userspace, png_rel, scale)
     with open(args.doc) as f:
         doc = f.read()
     if BEGIN in doc and END in doc:
@@ -390,9 +579,9 @@ def cmd_render(args):
     with open(args.doc + ".new", "w") as f:
         f.write(doc)
     os.replace(args.doc + ".new", args.doc)
-    chart(uml + user, args.png, "sched-rust: Rust/C time ratio per operation")
-    print(f"bench-report: wrote {args.doc} ({len(uml)} UML, {len(user)} userspace results) "
-          f"and {args.png}")
+    chart(uml + user, args.png, "sched-rust: Rust/C time ratio per operation", scale)
+    print(f"bench-report: wrote {args.doc} ({len(uml)} UML, {len(user)} userspace, "
+          f"{len(scale)} scaling results) and {args.png}")
     return 0
 
 

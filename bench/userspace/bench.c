@@ -34,8 +34,8 @@
 #include "sparsemask.h"
 #include "steal_search.h"
 
-#define MAX_CPUS	256
-#define MAX_NODES	32
+#define MAX_CPUS	8192	/* NR_CPUS of the shims: MAXSMP */
+#define MAX_NODES	64
 #define WORDS		BITS_TO_LONGS(MAX_CPUS)
 #define REPEAT		16	/* BENCH_REPEAT of the kernel benchmark */
 #define CG_CALLS	3
@@ -52,6 +52,7 @@
 struct topology {
 	const char *name;
 	int cpus, nodes, stride;
+	int overload_per256;	/* overloaded CPUs per 256 (0: 12, the kernel benchmark's) */
 };
 
 static const struct topology topologies[] = {
@@ -245,15 +246,24 @@ static __always_inline unsigned long idle_batch(struct bench *b, bool hit, enum 
 	return sum;
 }
 
-static __noinline unsigned long c_idle_miss(struct bench *b) { return idle_batch(b, false, IDLE_UPSTREAM); }
-static __noinline unsigned long rust_idle_miss(struct bench *b) { return idle_batch(b, false, IDLE_RUST); }
-static __noinline unsigned long c_idle_hit(struct bench *b) { return idle_batch(b, true, IDLE_UPSTREAM); }
-static __noinline unsigned long rust_idle_hit(struct bench *b) { return idle_batch(b, true, IDLE_RUST); }
+/*
+ * One batch function per walk, which every case of that walk calls: with
+ * the Rust code inlined into C (distro-inline), LLVM inlines a function this
+ * large only at a single call site, as scx_pick_idle_cpu()'s in idle.c is.
+ */
+static __noinline unsigned long idle_upstream(struct bench *b, bool hit) { return idle_batch(b, hit, IDLE_UPSTREAM); }
+static __noinline unsigned long idle_cached(struct bench *b, bool hit) { return idle_batch(b, hit, IDLE_CACHED_ORDER); }
+static __noinline unsigned long idle_rust(struct bench *b, bool hit) { return idle_batch(b, hit, IDLE_RUST); }
+
+static __noinline unsigned long c_idle_miss(struct bench *b) { return idle_upstream(b, false); }
+static __noinline unsigned long rust_idle_miss(struct bench *b) { return idle_rust(b, false); }
+static __noinline unsigned long c_idle_hit(struct bench *b) { return idle_upstream(b, true); }
+static __noinline unsigned long rust_idle_hit(struct bench *b) { return idle_rust(b, true); }
 /* The same Rust functions as above, against C with the cached order. */
-static __noinline unsigned long c_idle_miss_cached(struct bench *b) { return idle_batch(b, false, IDLE_CACHED_ORDER); }
-static __noinline unsigned long rust_idle_miss_cached(struct bench *b) { return idle_batch(b, false, IDLE_RUST); }
-static __noinline unsigned long c_idle_hit_cached(struct bench *b) { return idle_batch(b, true, IDLE_CACHED_ORDER); }
-static __noinline unsigned long rust_idle_hit_cached(struct bench *b) { return idle_batch(b, true, IDLE_RUST); }
+static __noinline unsigned long c_idle_miss_cached(struct bench *b) { return idle_cached(b, false); }
+static __noinline unsigned long rust_idle_miss_cached(struct bench *b) { return idle_rust(b, false); }
+static __noinline unsigned long c_idle_hit_cached(struct bench *b) { return idle_cached(b, true); }
+static __noinline unsigned long rust_idle_hit_cached(struct bench *b) { return idle_rust(b, true); }
 
 /* ---- asym capacity fit ---- */
 
@@ -411,24 +421,35 @@ static __always_inline unsigned long asym_scan_batch(struct bench *b, const bool
 	return sum;
 }
 
+/* One scan function per language, as for the idle pick above. */
+static __noinline unsigned long asym_scan_c(struct bench *b, const bool *idle, int repeat)
+{
+	return asym_scan_batch(b, idle, repeat, false);
+}
+
+static __noinline unsigned long asym_scan_rust(struct bench *b, const bool *idle, int repeat)
+{
+	return asym_scan_batch(b, idle, repeat, true);
+}
+
 static __noinline unsigned long c_asym_full(struct bench *b)
 {
-	return asym_scan_batch(b, b->idle_busy, 1, false);
+	return asym_scan_c(b, b->idle_busy, 1);
 }
 
 static __noinline unsigned long rust_asym_full(struct bench *b)
 {
-	return asym_scan_batch(b, b->idle_busy, 1, true);
+	return asym_scan_rust(b, b->idle_busy, 1);
 }
 
 static __noinline unsigned long c_asym_first(struct bench *b)
 {
-	return asym_scan_batch(b, b->idle_all, REPEAT, false);
+	return asym_scan_c(b, b->idle_all, REPEAT);
 }
 
 static __noinline unsigned long rust_asym_first(struct bench *b)
 {
-	return asym_scan_batch(b, b->idle_all, REPEAT, true);
+	return asym_scan_rust(b, b->idle_all, REPEAT);
 }
 
 static __always_inline unsigned long asym_fits_batch(struct bench *b, bool rust)
@@ -499,6 +520,25 @@ static const struct op ops[] = {
 	OP("asym_fit", "asym fits cpu", "one asym_fits_cpu test", asym_fits, ops_cpus_x_repeat),
 };
 
+/*
+ * The callgrind runs call the batch functions directly, not through the
+ * table: in the distro variants an indirect call goes through a retpoline,
+ * which enters its target by a ret, and callgrind would charge the whole
+ * batch to the thunk.
+ */
+#define BATCHES(X) X(smask_setclear) X(smask_test) X(smask_walk) X(steal_walk) \
+	X(idle_miss) X(idle_hit) X(idle_miss_cached) X(idle_hit_cached) \
+	X(asym_full) X(asym_first) X(asym_fits)
+
+static unsigned long call_direct(const struct op *op, bool rust, struct bench *b)
+{
+#define DIRECT(fn) if (op->c == c_##fn) return rust ? rust_##fn(b) : c_##fn(b);
+	BATCHES(DIRECT)
+#undef DIRECT
+	fprintf(stderr, "bench: %s is missing from BATCHES\n", op->name);
+	exit(2);
+}
+
 /* ---- set-up ---- */
 
 static unsigned int rnd_state = 42;
@@ -519,8 +559,10 @@ static void bench_init(struct bench *b, const struct topology *t)
 	memset(b, 0, sizeof(*b));
 	b->t = t;
 	b->cpus = t->cpus;
+	/* The cpumask operations' width, as in a kernel of this many CPUs. */
+	nr_cpu_ids = t->cpus;
 	/* As many overloaded CPUs as the kernel benchmark's 12 of 256, at least 2. */
-	b->overloaded = max(2, t->cpus * 12 / 256);
+	b->overloaded = max(2, t->cpus * (t->overload_per256 ?: 12) / 256);
 	b->mask = sparsemask_alloc_node(t->cpus, SMASK_DENSITY_DEFAULT, GFP_KERNEL, NUMA_NO_NODE);
 	b->scratch = sparsemask_alloc_node(t->cpus, SMASK_DENSITY_DEFAULT, GFP_KERNEL,
 					   NUMA_NO_NODE);
@@ -691,6 +733,52 @@ static void time_op(struct bench *b, const struct op *op, int rounds)
 	free(r_ns);
 }
 
+/*
+ * Scaling (bench scale ROUNDS): machines of 8 to 8192 CPUs in one LLC, in
+ * QEMU's numbering, with 128 CPUs per node from 256 CPUs on (1 to 64
+ * nodes); the walks also at 3 and 64 overloaded CPUs per 256 besides 12.
+ * Only the operations whose cost grows with the machine run: the walks,
+ * the idle pick with nothing idle (every node searched), and the capacity
+ * scan reaching every CPU, the last up to 512 CPUs (its batch is a scan
+ * from every CPU, quadratic in them).
+ */
+static const int scale_cpus[] = { 8, 32, 128, 256, 512, 1024, 2048, 4096, 8192 };
+static const int scale_density[] = { 12, 3, 64 };
+
+static bool scaled(const struct op *op, const struct topology *t)
+{
+	bool walk = op->c == c_smask_walk || op->c == c_steal_walk;
+
+	if (t->overload_per256 != 12)
+		return walk;
+	if (op->c == c_asym_full)
+		return t->cpus <= 512;
+	return walk || op->c == c_idle_miss || op->c == c_idle_miss_cached;
+}
+
+static void scale(struct bench *b, int rounds)
+{
+	static char names[ARRAY_SIZE(scale_cpus)][ARRAY_SIZE(scale_density)][48];
+	struct topology t;
+	size_t c, d, i;
+
+	for (c = 0; c < ARRAY_SIZE(scale_cpus); c++) {
+		for (d = 0; d < ARRAY_SIZE(scale_density); d++) {
+			t.cpus = scale_cpus[c];
+			t.nodes = max(1, t.cpus / 128);
+			t.stride = 1;
+			t.overload_per256 = scale_density[d];
+			snprintf(names[c][d], sizeof(names[c][d]), "scale-%dcpu-%dnode-o%d",
+				 t.cpus, t.nodes, t.overload_per256);
+			t.name = names[c][d];
+			bench_init(b, &t);
+			for (i = 0; i < ARRAY_SIZE(ops); i++)
+				if (scaled(&ops[i], &t))
+					time_op(b, &ops[i], rounds);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct bench bench;
@@ -711,6 +799,17 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "scale")) {
+		int rounds = atoi(argv[2]);
+
+		if (rounds < 5) {
+			fprintf(stderr, "%s: scale needs 5 rounds or more, not %s\n",
+				argv[0], argv[2]);
+			return 2;
+		}
+		scale(&bench, rounds);
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "callgrind")) {
 		unsigned long sink = 0;
 		int k;
@@ -721,8 +820,8 @@ int main(int argc, char **argv)
 		bench_init(&bench, &topologies[t]);
 		for (i = 0; i < ARRAY_SIZE(ops); i++) {
 			for (k = 0; k < CG_CALLS; k++) {
-				sink += ops[i].c(&bench);
-				sink += ops[i].rust(&bench);
+				sink += call_direct(&ops[i], false, &bench);
+				sink += call_direct(&ops[i], true, &bench);
 			}
 			printf("{\"topology\":\"%s\",\"op\":\"%s\",\"c_fn\":\"%s\",\"rust_fn\":\"%s\",\"calls\":%d,\"ops_per_call\":%ld}\n",
 			       topologies[t].name, ops[i].name, ops[i].c_fn, ops[i].rust_fn,
@@ -730,7 +829,7 @@ int main(int argc, char **argv)
 		}
 		return sink == 42;	/* keep the results alive */
 	}
-	fprintf(stderr, "usage: %s time ROUNDS | callgrind TOPOLOGY(0-%zu)\n", argv[0],
+	fprintf(stderr, "usage: %s time ROUNDS | scale ROUNDS | callgrind TOPOLOGY(0-%zu)\n", argv[0],
 		ARRAY_SIZE(topologies) - 1);
 	return 2;
 }

@@ -3,13 +3,19 @@
 """Run the userspace replica's binaries and write one JSON line per
 (operation, topology, variant).
 
-    report.py --out FILE --rounds N VARIANT=BINARY...
+    report.py --out FILE --rounds N [--scale VARIANT... --scale-rounds N]
+              VARIANT=BINARY...
 
 For each variant: `BINARY time N` (C and Rust interleaved, median ratio and
 its 95% interval), then, per topology, `BINARY callgrind T` under
 `valgrind --tool=callgrind`: each batch function runs a known number of
 times, and the inclusive instruction count (Ir) of c_<op> and rust_<op>
 divided by the operations they ran gives the instructions per operation.
+
+With --scale, the variants named there also run `BINARY scale N`: the
+operations whose cost grows with the machine, on machines of 8 to 8192 CPUs
+(1 to 64 nodes, three densities of overloaded CPUs for the walks). Their
+lines have "series": "scale" and no instruction counts.
 """
 
 import argparse
@@ -69,8 +75,15 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--rounds", type=int, default=301)
     ap.add_argument("--valgrind", default="valgrind")
+    ap.add_argument("--scale", nargs="*", default=[],
+                    help="variants that also run the scaling series")
+    ap.add_argument("--scale-rounds", type=int, default=31)
     ap.add_argument("variants", nargs="+", help="VARIANT=BINARY")
     args = ap.parse_args()
+    binaries = dict(spec.split("=", 1) for spec in args.variants)
+    unknown = [v for v in args.scale if v not in binaries]
+    if unknown:
+        sys.exit(f"--scale: no binary for {' '.join(unknown)}")
 
     common = {
         "platform": PLATFORM,
@@ -127,6 +140,23 @@ def main():
             if not row["same_results"]:
                 sys.exit(f"{variant} {row['topology']} {row['op']}: C and Rust results differ")
             records.append(rec)
+        if variant in args.scale:
+            print(f"bench-userspace: {variant}: scaling, {args.scale_rounds} rounds", flush=True)
+            scaled = subprocess.run([binary, "scale", str(args.scale_rounds)],
+                                    capture_output=True, text=True, check=True).stdout
+            for row in (json.loads(l) for l in scaled.splitlines() if l.startswith("{")):
+                if not row["same_results"]:
+                    sys.exit(f"{variant} {row['topology']} {row['op']}: "
+                             "C and Rust results differ")
+                records.append({
+                    "platform": PLATFORM, "series": "scale", "helper": row["helper"],
+                    "op": row["op"], "topology": row["topology"], "variant": variant,
+                    "c_ns": row["c_ns"], "rust_ns": row["rust_ns"], "ratio": row["ratio"],
+                    "ci_lo": row["ci_lo"], "ci_hi": row["ci_hi"], "rounds": row["rounds"],
+                    "cpus": row["cpus"], "nodes": row["nodes"],
+                    "overloaded": row["overloaded"], "unit": row["unit"],
+                    "machine": common["machine"], "same_results": True,
+                })
 
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w", encoding="utf-8") as f:
@@ -137,6 +167,8 @@ def main():
     print(f"{'variant':12} {'topology':20} {'op':16} {'ratio':>7} {'95% CI':>15} "
           f"{'C Ir/op':>9} {'Rust Ir/op':>10}")
     for r in records:
+        if r.get("series") == "scale":
+            continue
         ci = f"[{r['ci_lo']:.3f}-{r['ci_hi']:.3f}]"
         print(f"{r['variant']:12} {r['topology']:20} {r['op']:16} {r['ratio']:7.3f} {ci:>15} "
               f"{r['c_ir_per_op'] or 0:9.1f} {r['rust_ir_per_op'] or 0:10.1f}")

@@ -8,41 +8,50 @@
  */
 #include "sched_rust_shim.h"
 
+/*
+ * rust/helpers/helpers.c: "__rust_helper __always_inline", which lets LLVM
+ * inline them into Rust code although the C code has
+ * -fno-delete-null-pointer-checks (null_pointer_is_valid) and the Rust code
+ * has not; without it LLVM refuses ("nullptr definitions incompatible").
+ * The definitions stay external, for the variants that call them.
+ */
+#define __rust_helper __attribute__((__always_inline__))
+
 typedef struct { int counter; } atomic_t;
 typedef struct { long long counter; } atomic64_t;
 
-void rust_helper_set_bit(unsigned long nr, volatile unsigned long *addr)
+__rust_helper void rust_helper_set_bit(unsigned long nr, volatile unsigned long *addr)
 {
 	set_bit(nr, addr);
 }
 
-void rust_helper_clear_bit(unsigned long nr, volatile unsigned long *addr)
+__rust_helper void rust_helper_clear_bit(unsigned long nr, volatile unsigned long *addr)
 {
 	clear_bit(nr, addr);
 }
 
-bool rust_helper_test_and_clear_bit(unsigned long nr, volatile unsigned long *addr)
+__rust_helper bool rust_helper_test_and_clear_bit(unsigned long nr, volatile unsigned long *addr)
 {
 	return test_and_clear_bit(nr, addr);
 }
 
 /* arch/x86/include/asm/atomic.h and atomic64_64.h: lock; and. */
-void rust_helper_atomic_andnot(int i, atomic_t *v)
+__rust_helper void rust_helper_atomic_andnot(int i, atomic_t *v)
 {
 	__asm__ __volatile__("lock; andl %1,%0" : "+m" (v->counter) : "ir" (~i) : "memory");
 }
 
-void rust_helper_atomic64_andnot(long long i, atomic64_t *v)
+__rust_helper void rust_helper_atomic64_andnot(long long i, atomic64_t *v)
 {
 	__asm__ __volatile__("lock; andq %1,%0" : "+m" (v->counter) : "er" (~i) : "memory");
 }
 
-int rust_helper_atomic_read(const atomic_t *v)
+__rust_helper int rust_helper_atomic_read(const atomic_t *v)
 {
 	return *(const volatile int *)&v->counter;
 }
 
-void rust_helper_atomic_set(atomic_t *v, int i)
+__rust_helper void rust_helper_atomic_set(atomic_t *v, int i)
 {
 	*(volatile int *)&v->counter = i;
 }

@@ -6,6 +6,10 @@
  * any unit that the Rust helpers could be inlined into.
  */
 #include "sched_rust_shim.h"
+#include "linux/cpumask.h"
+
+/* kernel/cpu.c's: the number of possible CPUs, set by the benchmark. */
+unsigned int nr_cpu_ids = NR_CPUS;
 
 #define FIND_FIRST_BIT(FETCH, size)						\
 ({										\

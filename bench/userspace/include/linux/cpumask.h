@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Stand-in for <linux/cpumask.h>: see ../sched_rust_shim.h. A cpumask of
- * NR_CPUS bits, and the operations ext/idle_pick.h uses, over all of them
- * (small_cpumask_bits is NR_CPUS, as in a kernel of NR_CPUS <= 64).
+ * NR_CPUS bits (MAXSMP's 8192), and the operations ext/idle_pick.h uses,
+ * over the first nr_cpu_ids of them: small_cpumask_bits is nr_cpu_ids, as
+ * in a kernel of NR_CPUS > BITS_PER_LONG without CONFIG_FORCE_NR_CPUS,
+ * which is how distributions build. The benchmark sets nr_cpu_ids to its
+ * machine's CPU count.
  */
 #ifndef _SHIM_LINUX_CPUMASK_H
 #define _SHIM_LINUX_CPUMASK_H
 
 #include "../sched_rust_shim.h"
 
-#define NR_CPUS			256
-#define small_cpumask_bits	NR_CPUS
+#define NR_CPUS			8192
+extern unsigned int nr_cpu_ids;
+#define small_cpumask_bits	nr_cpu_ids
 
 struct cpumask {
 	DECLARE_BITMAP(bits, NR_CPUS);

@@ -259,7 +259,12 @@ pub unsafe extern "C" fn sched_rust_asym_fits_cpu(
 ) -> bool {
     // SAFETY: the caller's contract is `fit_args()`'s.
     match unsafe { fit_args(task, cpu) } {
-        Some((task, cpu)) => asym_fits_cpu(task, smt_active, cpu),
+        // The task is read whole on entry, as C's caller reads its fields
+        // into the arguments of `__asym_fits_cpu()`: then the reads do not
+        // depend on the sibling test, and a caller that tests one task
+        // against many CPUs has them hoisted out of its loop once this is
+        // inlined into it (`CONFIG_SCHED_RUST_INLINE`).
+        Some((task, cpu)) => asym_fits_cpu(&{ *task }, smt_active, cpu),
         None => false,
     }
 }

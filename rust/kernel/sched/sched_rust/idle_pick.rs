@@ -175,34 +175,38 @@ fn andnot(dst: &Bits, src: &Bits) {
 
 /// The first bit of `a & b` in `[from, nbits)`, as a CPU id.
 ///
-/// Shaped as lib/find_bit.c's `find_next_and_bit()`: the words to search
-/// are bounded once, before the loop, so that each word costs a load of
-/// each mask, an `and` and a test; bits at and above `nbits` are dropped
-/// only from the word where a bit was found. Words that `a` or `b` lacks
-/// are not searched.
+/// Shaped as lib/find_bit.c's `find_next_and_bit()`: both masks are cut
+/// once, before the loop, to the words to search, so that each word costs
+/// one bound test, a load of each mask, an `and` and a test; bits at and
+/// above `nbits` are dropped only from the word where a bit was found.
+/// Words that `a` or `b` lacks are not searched.
 #[inline]
 fn find_and_from(a: &Bits, b: &Bits, from: u32, nbits: u32) -> Option<u32> {
     if from >= nbits {
         return None;
     }
-    let first = (from / usize::BITS) as usize;
-    // `from < nbits`: at least one word, and `words > first`.
-    let words = nbits.div_ceil(usize::BITS) as usize;
-    let (a, b) = (a.get(first..)?, b.get(first..)?);
-    let mut base = from.wrapping_sub(from % usize::BITS);
+    // The same length for both, so that one test bounds both loads.
+    let words = (nbits.div_ceil(usize::BITS) as usize)
+        .min(a.len())
+        .min(b.len());
+    let (a, b) = (a.get(..words)?, b.get(..words)?);
+    let mut i = (from / usize::BITS) as usize;
     // The bits at and above `from` in its word; every bit in the others.
     let mut keep = usize::MAX.wrapping_shl(from % usize::BITS);
-    for (x, y) in a.iter().zip(b).take(words.wrapping_sub(first)) {
+    while let (Some(x), Some(y)) = (a.get(i), b.get(i)) {
         let common = x.read() & y.read() & keep;
         if common != 0 {
-            // Only the last word has bits at or above `nbits`.
-            return base
+            // `i < words <= u32::MAX / usize::BITS + 1`: `i * usize::BITS`
+            // fits in a `u32` for any `nbits`; only the last word has bits
+            // at or above `nbits`.
+            return u32::try_from(i)
+                .ok()?
+                .checked_mul(usize::BITS)?
                 .checked_add(common.trailing_zeros())
                 .filter(|&cpu| cpu < nbits);
         }
         keep = usize::MAX;
-        // Past the last word this may wrap, but is not used any more.
-        base = base.wrapping_add(usize::BITS);
+        i = i.wrapping_add(1);
     }
     None
 }
@@ -210,7 +214,9 @@ fn find_and_from(a: &Bits, b: &Bits, from: u32, nbits: u32) -> Option<u32> {
 /// `cpumask_any_and_distribute()` with the picker's cursor: the first CPU of
 /// `a & b` after `*cursor`, wrapping around to the lowest one (which may be
 /// the cursor itself). The cursor moves to the CPU found.
-#[inline]
+// Always inlined: LLVM's threshold left it a call, which with return
+// thunks costs more than its loop on a small machine.
+#[inline(always)]
 fn any_and_distribute(a: &Bits, b: &Bits, nbits: u32, cursor: &Cursor) -> Option<u32> {
     let prev = cursor.read();
     // Searching from `nbits` or beyond is searching from 0, as in C.
