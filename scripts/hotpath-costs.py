@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""What each operation of the kernel benchmark costs in calls, return
+thunks, retpolines and kCFI checks, read from a kernel build's objects.
+
+Usage: hotpath-costs.py BUILD...        (make distro-kernels)
+
+The kernel benchmark (CONFIG_SCHED_RUST_BENCH, sched_rust_bench.c) times
+each operation as a batch function per language: smask_setclear_c() and
+smask_setclear_rust(), and so on. Each is read from sched_rust_bench.o, and
+so is every function it calls directly, following the calls into the
+benchmark's own local functions, the Rust exports (sched_rust.o) and the
+C helpers that the Rust code calls (rust/helpers/helpers.o), as far as they
+go. Per function it counts:
+
+ - calls: direct calls, by callee (a call to a function listed below it);
+ - retpolines: indirect calls and jumps, which MITIGATION_RETPOLINE turns
+   into calls of __x86_indirect_thunk_<reg> (or `call *reg` without it);
+ - kCFI: type checks before an indirect call (CONFIG_CFI: the load of the
+   callee's hash into %r10d and its compare, then ud2 on a mismatch);
+ - ret thunks: returns, which MITIGATION_RETHUNK turns into jumps to
+   __x86_return_thunk (or `ret` without it).
+
+These are static counts: a function's return thunk runs once per call,
+and a call or check inside the batch's loop runs once per operation (the
+benchmark's loops do one operation per iteration). The table prints, per
+operation and language, the functions the batch reaches; docs/benchmarks.md
+reads it.
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+LLVM = os.environ.get("LLVM_SUFFIX", "-22")
+OBJDUMP = "llvm-objdump" + LLVM
+NM = "llvm-nm" + LLVM
+
+# The kernel benchmark's operations (sched_rust_bench.c's table): C batch,
+# Rust batch.
+OPS = [
+    ("sparsemask set+clear", "smask_setclear_c", "smask_setclear_rust"),
+    ("sparsemask test", "smask_test_c", "smask_test_rust"),
+    ("sparsemask walk", "smask_walk_c", "smask_walk_rust"),
+    ("steal walk", "steal_walk_c", "steal_walk_rust"),
+    ("idle pick", "idle_miss8_c", "idle_miss8_rust"),
+    ("asym scan", "asym_full_c", "asym_full_rust"),
+    ("asym fits cpu", "asym_fits_c", "asym_fits_rust"),
+]
+OBJECTS = ["kernel/sched/sched_rust_bench.o", "kernel/sched/sched_rust.o",
+           "rust/helpers/helpers.o", "lib/find_bit.o", "lib/bitmap.o"]
+MAX_DEPTH = 4
+
+INSN_RE = re.compile(r"^\s+([0-9a-f]+):\s+(\S+)\s*(.*)$")
+RELOC_RE = re.compile(r"^\s+[0-9a-f]+:\s+(R_X86_64_\w+)\s+(\S+)")
+SYM_RE = re.compile(r"^[0-9a-f]+ <(.+)>:$")
+KCFI_RE = re.compile(r"%r10d")
+INDIRECT_THUNK = re.compile(r"__x86_indirect_(call_|jump_)?thunk")
+TARGET_RE = re.compile(r"<([^>+]+)(\+0x[0-9a-f]+)?>")
+
+
+def run(*cmd):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+
+
+class Build:
+    def __init__(self, path):
+        self.path = path
+        self.where = {}      # symbol -> object
+        for obj in OBJECTS:
+            full = os.path.join(path, obj)
+            if not os.path.exists(full):
+                continue
+            for line in run(NM, "--defined-only", full).splitlines():
+                parts = line.split()
+                if len(parts) == 3 and parts[1] in "tTW":
+                    self.where.setdefault(parts[2], full)
+        self.cache = {}
+
+    def find(self, name):
+        """The symbol for a function name: exact, or a local copy's name."""
+        if name in self.where:
+            return name
+        for sym in self.where:
+            if sym.startswith(name + "."):
+                return sym
+        return None
+
+    def costs(self, sym):
+        """{insns, calls: {callee: n}, indirect, kcfi, ret_thunks, rets}"""
+        if sym in self.cache:
+            return self.cache[sym]
+        text = run(OBJDUMP, "-dr", "--no-show-raw-insn",
+                   "--disassemble-symbols=" + sym, self.where[sym])
+        c = {"insns": 0, "calls": {}, "indirect": 0, "kcfi": 0, "ret_thunks": 0, "rets": 0}
+        last = None
+        for line in text.splitlines():
+            if SYM_RE.match(line):
+                continue
+            m = RELOC_RE.match(line)
+            if m and last is not None:
+                target = re.sub(r"[-+]0x[0-9a-f]+$", "", m.group(2))
+                mnem, ops = last
+                if target == "__x86_return_thunk":
+                    c["ret_thunks"] += 1
+                elif INDIRECT_THUNK.match(target):
+                    c["indirect"] += 1
+                elif mnem.startswith("call") or (mnem.startswith("jmp") and target != sym):
+                    if not target.startswith((".", "__cfi_", "__pfx_")) and target != "__fentry__":
+                        c["calls"][target] = c["calls"].get(target, 0) + 1
+                last = None
+                continue
+            m = INSN_RE.match(line)
+            if not m or m.group(2).startswith("R_"):
+                continue
+            mnem, ops = m.group(2), m.group(3)
+            if mnem in ("int3", "nop", "nopw", "nopl") or mnem.startswith("nop"):
+                continue
+            c["insns"] += 1
+            if mnem in ("ret", "retq"):
+                c["rets"] += 1
+            elif (mnem.startswith("call") or mnem.startswith("jmp")) and "*" in ops:
+                c["indirect"] += 1
+            elif mnem.startswith("call") or mnem.startswith("jmp"):
+                # A call within the section needs no relocation: its target
+                # is in the operand, "<name>" or "<name+0x..>".
+                t = TARGET_RE.search(ops)
+                if t and t.group(2) is None and t.group(1) != sym:
+                    callee = t.group(1)
+                    if callee == "__x86_return_thunk":
+                        c["ret_thunks"] += 1
+                    elif INDIRECT_THUNK.match(callee):
+                        c["indirect"] += 1
+                    elif callee.startswith(("__cfi_", "__pfx_")):
+                        pass
+                    elif mnem.startswith("call") or callee in self.where:
+                        c["calls"][callee] = c["calls"].get(callee, 0) + 1
+                    last = None
+                    continue
+            # kCFI: "mov $-hash,%r10d; add -0x..(%r11),%r10d; je; ud2".
+            if mnem.startswith("add") and KCFI_RE.search(ops) and "(%r" in ops:
+                c["kcfi"] += 1
+            last = (mnem, ops)
+        self.cache[sym] = c
+        return c
+
+
+def walk(build, name, depth, seen, rows):
+    sym = build.find(name)
+    if sym is None or sym in seen:
+        return
+    seen.add(sym)
+    c = build.costs(sym)
+    rows.append((depth, sym, c))
+    if depth >= MAX_DEPTH:
+        return
+    for callee in sorted(c["calls"]):
+        walk(build, callee, depth + 1, seen, rows)
+
+
+def fmt_calls(c):
+    return ", ".join(f"{k}{' x%d' % n if n > 1 else ''}" for k, n in sorted(c["calls"].items())) or "-"
+
+
+def report(path):
+    build = Build(path)
+    cfg = open(os.path.join(path, ".config")).read()
+    on = [o for o in ("CONFIG_MITIGATION_RETHUNK", "CONFIG_MITIGATION_RETPOLINE", "CONFIG_CFI",
+                      "CONFIG_FINEIBT", "CONFIG_SCHED_RUST_INLINE", "CONFIG_RUST_INLINE_HELPERS",
+                      "CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE", "CONFIG_CPUMASK_OFFSTACK")
+          if re.search(r"^%s=y$" % o, cfg, re.M)]
+    print(f"## {path}")
+    print(f"options: {' '.join(o[len('CONFIG_'):] for o in on)}")
+    print()
+    print("| Operation | Side | Function (depth) | Instructions | Direct calls "
+          "| Retpolines | kCFI checks | Ret thunks |")
+    print("|---|---|---|---|---|---|---|---|")
+    missing = 0
+    for op, c_fn, rust_fn in OPS:
+        for side, fn in (("C", c_fn), ("Rust", rust_fn)):
+            rows = []
+            walk(build, fn, 0, set(), rows)
+            if not rows:
+                print(f"| {op} | {side} | {fn}: not in this build | | | | | |")
+                missing += 1
+                continue
+            for depth, sym, c in rows:
+                print(f"| {op} | {side} | {'  ' * depth}{sym} ({depth}) | {c['insns']} "
+                      f"| {fmt_calls(c)} | {c['indirect']} | {c['kcfi']} "
+                      f"| {c['ret_thunks'] or ('ret x%d' % c['rets'] if c['rets'] else 0)} |")
+    print()
+    return missing
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    missing = 0
+    for path in sys.argv[1:]:
+        if not os.path.exists(os.path.join(path, "kernel/sched/sched_rust_bench.o")):
+            sys.exit(f"hotpath-costs: {path}: no kernel/sched/sched_rust_bench.o "
+                     "(CONFIG_SCHED_RUST_BENCH)")
+        missing += report(path)
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
