@@ -77,9 +77,14 @@ STEAL_GUEST = STEAL_ROUNDS=$(STEAL_ROUNDS) HACKBENCH_ARGS='$(HACKBENCH_ARGS)' \
 # a scheduler runs SCX_SCHED_SECONDS under load. SCX_NO_BUILTIN_IDLE: the
 # schedulers that never ask sched_ext's built-in idle policy for a CPU (so
 # no picker counter moves); SCX_PER_NODE: those that must pick per node.
+# SCX_SELFTEST_C: the selftests that run with the C picker, "all" or
+# "failed" (make test: every selftest with the Rust picker first, then with
+# the C picker only those the Rust picker did not pass, to tell an upstream
+# or environment failure, with both, from ours, with Rust only).
 SCX_OUT        ?= $(CACHE)/scx-selftests
 SCX_SCHEDS_OUT ?= $(CACHE)/scx-scheds
 SCX_SCHED_SECONDS ?= 10
+SCX_SELFTEST_C ?= all
 SCX_NO_BUILTIN_IDLE ?=
 SCX_PER_NODE   ?= scx_cosmos scx_bpfland
 # make test leaves scx_userland out (counted as skipped): every scheduling
@@ -91,7 +96,7 @@ UM_KOUT ?= $(CACHE)/build-um
 RESULTS ?= $(CACHE)/results
 
 export CACHE KSRC KOUT KERNEL_DEB_VERSION VNG PAHOLE VM_CPUS VM_NUMA VM_MEMORY VM_KVM VM_TIMEOUT KUNIT_SUITES
-export STEAL_GUEST SCX_OUT SCX_SCHEDS_OUT SCX_SCHED_SECONDS SCX_NO_BUILTIN_IDLE SCX_PER_NODE \
+export STEAL_GUEST SCX_OUT SCX_SCHEDS_OUT SCX_SCHED_SECONDS SCX_SELFTEST_C SCX_NO_BUILTIN_IDLE SCX_PER_NODE \
 	SCX_SKIP_SCHEDS SCX_SKIP_REASON \
 	UM_KOUT RESULTS LLVM_VERSION
 
@@ -103,13 +108,17 @@ help:
 	@echo "make run     build, boot the 2-node SMT VM, run the KUnit suites, print C vs Rust"
 	@echo "make test    all tests: userspace (cargo test, clippy, rustfmt, fuzz, loom), kernel build,"
 	@echo "             no-panic check, KUnit and a steal check (hackbench off/C/Rust) in the VM,"
-	@echo "             every sched_ext selftest and BPF scheduler with each idle picker"
+	@echo "             every sched_ext selftest with the Rust idle picker (with the C one those"
+	@echo "             that fail) and every BPF scheduler with each idle picker"
 	@echo "steps:       deps kernel-src apply config build vm-test steal-bench pure-c cfi"
 	@echo "             inline (Rust inlined into its C callers: build, no-call proof, KUnit)"
 	@echo "             maxsmp (MAXSMP/NR_CPUS=8192/CPUMASK_OFFSTACK kernel: KUnit, steal checks,"
 	@echo "             sched_ext selftests with each picker)"
 	@echo "             arm32 (32-bit ARMv7 kernel, every option ARM allows: build, no-panic check)"
 	@echo "             inline-configs (the inline option with KASAN+WERROR, GCOV, kCFI+FineIBT+rethunk: build, no-call proof)"
+	@echo "             distro-kernels (distro code generation, with and without the inline option:"
+	@echo "             build, no-call proof, calls/retpolines/kCFI/return thunks per operation)"
+	@echo "             distro-flags-check (the userspace replica's distro flags against that build)"
 	@echo "             arm64-asym (arm64 guest, big and little SMT cores: fair.c's capacity fit with C and Rust, shadow check)"
 	@echo "             scx (sched_ext boot: every selftest and BPF scheduler, C and Rust picker)"
 	@echo "             scx-soak (the schedulers alone, SCX_SOAK_SECONDS each), scx-mutant (a"
@@ -368,6 +377,29 @@ inline-configs: apply
 		echo "=== inline-configs: $$v built in $$(( $$(date +%s) - start )) s"; \
 	done
 
+# A distribution's x86_64 code generation (configs/distro.config, with the
+# CPU configuration of configs/maxsmp.config): -O2, return thunks,
+# retpolines, kCFI with FineIBT. Built without and with SCHED_RUST_INLINE,
+# each in its own folder, without the shadow check; then the inline proof
+# and, from the objects, what each operation costs in calls, return thunks,
+# retpolines and kCFI checks (scripts/hotpath-costs.py). Build only.
+DISTRO_KOUT        ?= $(CACHE)/build-distro
+DISTRO_INLINE_KOUT ?= $(CACHE)/build-distro-inline
+DISTRO_FRAGMENTS   = $(filter-out configs/shadow.config,$(CONFIG_FRAGMENTS)) \
+	configs/maxsmp.config configs/distro.config
+.PHONY: distro-kernels distro-flags-check
+distro-kernels: apply
+	$(MAKE) --no-print-directory build KOUT=$(DISTRO_KOUT) CONFIG_FRAGMENTS="$(DISTRO_FRAGMENTS)"
+	$(MAKE) --no-print-directory build KOUT=$(DISTRO_INLINE_KOUT) \
+		CONFIG_FRAGMENTS="$(DISTRO_FRAGMENTS) configs/inline.config"
+	scripts/inline-proof.py $(DISTRO_INLINE_KOUT)
+	scripts/hotpath-costs.py $(DISTRO_KOUT) $(DISTRO_INLINE_KOUT)
+
+# The userspace replica's distro flags against those the kernel build of
+# configs/distro.config gives fair.c and the Rust crate (its .cmd files).
+distro-flags-check:
+	scripts/distro-flags-check.py $(DISTRO_KOUT) bench/userspace/Makefile
+
 # The CPU configuration of x86 distributions (configs/maxsmp.config: MAXSMP,
 # NR_CPUS=8192, CPUMASK_OFFSTACK), in its own build folder, every sched-rust
 # option on, booted on the usual 2-node SMT guest: the KUnit suites and the
@@ -572,6 +604,7 @@ run: deps
 # The function check of the steal path needs fewer rounds than a benchmark.
 test: STEAL_ROUNDS = 3
 test: SCX_SCHED_SECONDS = 5
+test: SCX_SELFTEST_C = failed
 test: SCX_SKIP_SCHEDS = scx_userland
 test: SCX_SKIP_REASON = not in make test: under TCG a run takes minutes (make scx runs it)
 test: deps

@@ -15,6 +15,14 @@
 # from sched/ext_idle_picks (read before and after the test, with schedstats
 # on): the proof of which picker served it. scripts/scx-report.py counts them.
 # A test that did not pass is run a second time (see below).
+#
+# With SCX_SELFTEST_C=failed and the C picker, only the tests that the Rust
+# picker's run before it (OUTDIR/scx-rust.txt) did not pass run: a test
+# passed when its last result line is "ok" and not a SKIP, and the other
+# picker did not run during it (its "picks" line), as scripts/scx-report.py
+# judges it. Each test left out gets a line "rust-passed <test>" at the top
+# of OUTDIR/scx-c.txt (scx-vm.sh counts it as done, scx-report.py shows it
+# as not run).
 set -u
 
 out=${1:?usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]}
@@ -55,15 +63,59 @@ progress() {
 	done
 }
 
+# rust_passed: the tests that passed with the Rust picker, one a line (the
+# rules of scx-report.py's parse(): the last result of a test counts, a
+# runner call's "picks" line covers every test that reported in it).
+rust_passed() {
+	awk '
+	/^(not )?ok [0-9]+ [^ ]+ #/ {
+		name = $1 == "ok" ? $3 : $4
+		passed[name] = $1 == "ok" && $0 !~ /^ok [0-9]+ [^ ]+ # ?SKIP/
+		since = since " " name
+		next
+	}
+	/^picks [^ ]+ [0-9]+ [0-9]+/ {
+		n = split(since, a, " ")
+		for (i = 1; i <= n; i++)
+			if (!(a[i] in other))
+				other[a[i]] = $4
+		other[$2] = $4
+		since = ""
+	}
+	END { for (t in passed) if (passed[t] && other[t] + 0 == 0) print t }
+	' "$out/scx-rust.txt" 2>/dev/null
+}
+
 # The runner loads its BPF schedulers from its own folder.
 cd "$(dirname "$runner")" || exit 1
 # shellcheck disable=SC2046 # one test name per line, no spaces
 [ $# -gt 0 ] || set -- $("$runner" -l)
-[ -s "$log" ] || echo "picker=$mode" > "$log"
-start=$(date +%s)
+if [ ! -s "$log" ]; then
+	echo "picker=$mode" > "$log"
+	if [ "$mode" = c ] && [ "${SCX_SELFTEST_C:-all}" = failed ]; then
+		passed=" $(rust_passed | tr '\n' ' ') "
+		for t in "$@"; do
+			case $passed in *" $t "*) echo "rust-passed $t" >> "$log" ;; esac
+		done
+	fi
+fi
+# The tests the Rust picker passed are not run (the list above is written
+# by the first boot that reaches this point; one after a guest crash
+# resumes with it).
+due=
+for t in "$@"; do
+	grep -qx "rust-passed $t" "$log" || due="$due $t"
+done
+# shellcheck disable=SC2086 # one test name per word
+set -- $due
+if [ "$mode" = c ] && [ "${SCX_SELFTEST_C:-all}" = failed ]; then
+	echo "sched-rust: selftests (c picker): the $# that the Rust picker did not pass:${due:- none}" > /dev/kmsg
+fi
+start=$(date +%s) ran=0
 for t in "$@"; do
 	# -t matches substrings: a test may have run with an earlier one.
 	grep -qE "^(not )?ok [0-9]+ $t # " "$log" && continue
+	ran=$((ran + 1))
 	echo "$t" > "$out/scx-$mode.started"
 	sync
 	cat $picks > "$out/scx-$mode.before"
@@ -88,4 +140,4 @@ for t in "$@"; do
 done
 rm -f "$out/scx-$mode.before" "$out/scx-$mode.after"
 rm -f "$out/scx-$mode.started"
-echo "scx-selftests: $mode picker done in $(( $(date +%s) - start )) s" > /dev/kmsg
+echo "sched-rust: selftests ($mode picker): $ran runner call(s) in $(( $(date +%s) - start )) s" > /dev/kmsg
