@@ -393,7 +393,7 @@ distro-kernels: apply
 	$(MAKE) --no-print-directory build KOUT=$(DISTRO_INLINE_KOUT) \
 		CONFIG_FRAGMENTS="$(DISTRO_FRAGMENTS) configs/inline.config"
 	scripts/inline-proof.py $(DISTRO_INLINE_KOUT)
-	scripts/hotpath-costs.py $(DISTRO_KOUT) $(DISTRO_INLINE_KOUT)
+	scripts/hotpath-costs.py --out docs/hotpath-costs.md $(DISTRO_KOUT) $(DISTRO_INLINE_KOUT)
 
 # The userspace replica's distro flags against those the kernel build of
 # configs/distro.config gives fair.c and the Rust crate (its .cmd files).
