@@ -362,6 +362,42 @@ def scale_curves(scale):
     return {k: sorted(v) for k, v in curves.items()}
 
 
+def idle_three_way(user):
+    """The idle pick three ways: upstream C, C with the cached order, Rust."""
+    by = {}
+    for r in user:
+        if r["helper"] != "idle_pick":
+            continue
+        kind = "hit" if "hit" in r["op"] else "miss"
+        cached = "cached" in r["op"]
+        by.setdefault((r["topology"], kind, r["variant"]), {})[cached] = r
+    rows = [(k, v) for k, v in by.items() if False in v and True in v]
+    if not rows:
+        return []
+    out = ["### The idle pick three ways: upstream C, C with the cached order, Rust", "",
+           "Per topology, pick and variant: ns per pick of upstream C (idle.c's "
+           "`for_each_node_numadist()` walk), of C with the cached node order "
+           "(`idle_machine_pick_cached_order()`) and of Rust (which has the cached order); "
+           "Rust/C against each, median [95%]; instructions per pick, upstream C / C cached / "
+           "Rust. The two Rust figures are two measurements of the same function.", "",
+           "| Topology | Pick | Variant | ns: upstream C / C cached / Rust | Rust / upstream C "
+           "| Rust / C cached | Ir: upstream C / C cached / Rust |",
+           "|---|---|---|---|---|---|---|"]
+    order = [v for v, _ in DISTRO_COLUMNS] + ["kcfi", "thinlto", "thinlto-big"]
+    for (topo, kind, variant), v in sorted(rows, key=lambda kv: (
+            kv[0][0], kv[0][1], order.index(kv[0][2]) if kv[0][2] in order else 99)):
+        up, ca = v[False], v[True]
+        ir = "-"
+        if up.get("c_ir_per_op") and ca.get("c_ir_per_op") and up.get("rust_ir_per_op"):
+            ir = (f"{up['c_ir_per_op']:,.0f} / {ca['c_ir_per_op']:,.0f} / "
+                  f"{up['rust_ir_per_op']:,.0f}")
+        out.append(f"| {topo} | {kind} | {variant} | {fmt_ns(up['c_ns'])} / "
+                   f"{fmt_ns(ca['c_ns'])} / {fmt_ns(up['rust_ns'])} | {fmt_ratio(up)} "
+                   f"| {fmt_ratio(ca)} | {ir} |")
+    out.append("")
+    return out
+
+
 def render_block(uml, user, uml_paths, user_path, png_rel, scale=()):
     recs = sorted(uml + user, key=sort_key)
     out = [BEGIN, ""]
@@ -380,6 +416,7 @@ def render_block(uml, user, uml_paths, user_path, png_rel, scale=()):
     out.append(f"![Rust/C ratios with 95% intervals]({png_rel})")
     out.append("")
     out += distro_summary(user)
+    out += idle_three_way(user)
     out += scaling_section(scale)
     for helper in HELPER_ORDER + sorted({r["helper"] for r in recs} - set(HELPER_ORDER)):
         rows = [r for r in recs if r["helper"] == helper]
