@@ -554,10 +554,13 @@ bench: bench-uml bench-userspace
 
 # The userspace replica of the microbenchmark (bench/userspace/, see
 # docs/benchmarks.md): the C helpers inline against the Rust exports, without
-# LTO, with cross-language ThinLTO (limits as they are, and raised), and with
-# return thunks and kCFI, at the seeds' topologies; median Rust/C ratio with
-# its 95% interval and callgrind instructions per operation. Results:
-# $(BENCH_USERSPACE_OUT).jsonl, one JSON line per (operation, topology, variant).
+# LTO, with cross-language ThinLTO (limits as they are, and raised), with
+# kCFI, and with the code generation of configs/distro.config without and
+# with the inline option's link (distro, distro-inline), at the seeds'
+# topologies; median Rust/C ratio with its 95% interval and callgrind
+# instructions per operation; then the scaling series (8 to 8192 CPUs) of
+# nolto and distro-inline. Results: $(BENCH_USERSPACE_OUT).jsonl, one JSON
+# line per (operation, topology, variant).
 BENCH_USERSPACE_ROUNDS ?= 301
 BENCH_USERSPACE_OUT    ?= $(CACHE)/bench/userspace
 .PHONY: bench-userspace
