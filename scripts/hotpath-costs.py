@@ -31,10 +31,18 @@ operation and language, the functions the batch reaches; docs/benchmarks.md
 reads it.
 """
 
+import importlib.util
 import os
 import re
-import subprocess
 import sys
+
+# The object-reading helpers of the inline proof (its file name has a dash).
+_spec = importlib.util.spec_from_file_location(
+    "inline_proof", os.path.join(os.path.dirname(os.path.abspath(__file__)), "inline-proof.py"))
+inline_proof = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(inline_proof)
+run = inline_proof.run
+TARGET_RE = inline_proof.TARGET_RE
 
 LLVM = os.environ.get("LLVM_SUFFIX", "-22")
 OBJDUMP = "llvm-objdump" + LLVM
@@ -55,16 +63,11 @@ OBJECTS = ["kernel/sched/sched_rust_bench.o", "kernel/sched/sched_rust.o",
            "rust/helpers/helpers.o", "lib/find_bit.o", "lib/bitmap.o"]
 MAX_DEPTH = 4
 
-INSN_RE = re.compile(r"^\s+([0-9a-f]+):\s+(\S+)\s*(.*)$")
-RELOC_RE = re.compile(r"^\s+[0-9a-f]+:\s+(R_X86_64_\w+)\s+(\S+)")
-SYM_RE = re.compile(r"^[0-9a-f]+ <(.+)>:$")
+INSN_RE = inline_proof.INSN_RE
+RELOC_RE = inline_proof.RELOC_RE      # address, type, target
+SYM_RE = inline_proof.SYM_RE
 KCFI_RE = re.compile(r"%r10d")
 INDIRECT_THUNK = re.compile(r"__x86_indirect_(call_|jump_)?thunk")
-TARGET_RE = re.compile(r"<([^>+]+)(\+0x[0-9a-f]+)?>")
-
-
-def run(*cmd):
-    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
 
 
 class Build:
@@ -103,7 +106,7 @@ class Build:
                 continue
             m = RELOC_RE.match(line)
             if m and last is not None:
-                target = re.sub(r"[-+]0x[0-9a-f]+$", "", m.group(2))
+                target = re.sub(r"[-+]0x[0-9a-f]+$", "", m.group(3))
                 mnem, ops = last
                 if target == "__x86_return_thunk":
                     c["ret_thunks"] += 1

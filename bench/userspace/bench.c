@@ -779,19 +779,28 @@ static void scale(struct bench *b, int rounds)
 	}
 }
 
+/* The rounds of "time" and "scale": 5 or more, for the spread; else 0. */
+static int rounds_arg(char **argv)
+{
+	int rounds = atoi(argv[2]);
+
+	if (rounds >= 5)
+		return rounds;
+	fprintf(stderr, "%s: %s needs 5 rounds or more (for the spread), not %s\n",
+		argv[0], argv[1], argv[2]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct bench bench;
 	size_t t, i;
+	int rounds;
 
 	if (argc == 3 && !strcmp(argv[1], "time")) {
-		int rounds = atoi(argv[2]);
-
-		if (rounds < 5) {
-			fprintf(stderr, "%s: time needs 5 rounds or more (for the spread), not %s\n",
-				argv[0], argv[2]);
+		rounds = rounds_arg(argv);
+		if (!rounds)
 			return 2;
-		}
 		for (t = 0; t < ARRAY_SIZE(topologies); t++) {
 			bench_init(&bench, &topologies[t]);
 			for (i = 0; i < ARRAY_SIZE(ops); i++)
@@ -800,13 +809,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "scale")) {
-		int rounds = atoi(argv[2]);
-
-		if (rounds < 5) {
-			fprintf(stderr, "%s: scale needs 5 rounds or more, not %s\n",
-				argv[0], argv[2]);
+		rounds = rounds_arg(argv);
+		if (!rounds)
 			return 2;
-		}
 		scale(&bench, rounds);
 		return 0;
 	}
