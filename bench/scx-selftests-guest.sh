@@ -17,12 +17,12 @@
 # A test that did not pass is run a second time (see below).
 #
 # With SCX_SELFTEST_C=failed and the C picker, only the tests that the Rust
-# picker's run before it (OUTDIR/scx-rust.txt) did not pass run: a test
-# passed when its last result line is "ok" and not a SKIP, and the other
-# picker did not run during it (its "picks" line), as scripts/scx-report.py
-# judges it. Each test left out gets a line "rust-passed <test>" at the top
-# of OUTDIR/scx-c.txt (scx-vm.sh counts it as done, scx-report.py shows it
-# as not run).
+# picker's run before it (OUTDIR/scx-rust.txt) did not pass run, as
+# scripts/scx-report.py --passed rust judges them (the last result "ok",
+# not a SKIP, and the other picker idle during it; if that fails, every test
+# runs). Each test left out gets a line "rust-passed <test>" at the top of
+# OUTDIR/scx-c.txt (scx-vm.sh counts it as done, scx-report.py shows it as
+# not run).
 set -u
 
 out=${1:?usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]}
@@ -63,27 +63,11 @@ progress() {
 	done
 }
 
-# rust_passed: the tests that passed with the Rust picker, one a line (the
-# rules of scx-report.py's parse(): the last result of a test counts, a
-# runner call's "picks" line covers every test that reported in it).
+# rust_passed: the tests that passed with the Rust picker, one a line, as
+# scripts/scx-report.py judges them (the guest shares the host's root).
+report=$(cd "$(dirname "$0")/.." && pwd)/scripts/scx-report.py
 rust_passed() {
-	awk '
-	/^(not )?ok [0-9]+ [^ ]+ #/ {
-		name = $1 == "ok" ? $3 : $4
-		passed[name] = $1 == "ok" && $0 !~ /^ok [0-9]+ [^ ]+ # ?SKIP/
-		since = since " " name
-		next
-	}
-	/^picks [^ ]+ [0-9]+ [0-9]+/ {
-		n = split(since, a, " ")
-		for (i = 1; i <= n; i++)
-			if (!(a[i] in other))
-				other[a[i]] = $4
-		other[$2] = $4
-		since = ""
-	}
-	END { for (t in passed) if (passed[t] && other[t] + 0 == 0) print t }
-	' "$out/scx-rust.txt" 2>/dev/null
+	python3 "$report" "$out" --passed rust
 }
 
 # The runner loads its BPF schedulers from its own folder.

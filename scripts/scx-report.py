@@ -142,7 +142,19 @@ def main():
     ap.add_argument('--skip-scheds', nargs='*', default=[])
     ap.add_argument('--skip-reason', default='left out')
     ap.add_argument('--json', type=Path)
+    ap.add_argument('--passed', choices=PICKERS,
+                    help='only print the selftests that this picker passed, one a line '
+                    '(bench/scx-selftests-guest.sh, SCX_SELFTEST_C=failed)')
     args = ap.parse_args()
+
+    if args.passed:
+        p = args.passed
+        parsed, picks, _, _ = parse(args.resdir / f'scx-{p}.txt')
+        for name in parsed:
+            if (not name.endswith(RETRIED)
+                    and judge({p: parsed}, {p: picks}, p, name)['result'] == 'pass'):
+                print(name)
+        return 0
 
     rows, counts, problems = [], {'pass': 0, 'fail': 0, 'skip': 0}, []
     errors, reported = {}, set()
