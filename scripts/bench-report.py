@@ -238,17 +238,16 @@ DISTRO_COLUMNS = [("nolto", "plain (real calls)"), ("distro", "distro"),
 # code of the distro-inline variant (objdump -d of bench/userspace's binary;
 # docs/benchmarks.md, "Distro-like configuration").
 WHY_NOT = {
-    "set+clear": "per call one more shift, compare and branch than C (42 against 31 "
-                 "instructions per set+clear): after `elem < nelems` the safe core checks "
-                 "the chunk index against the chunks' length, which LLVM cannot prove from "
-                 "the first test (a shift keeps the order; LLVM does not know it), and the "
-                 "core forbids `unsafe`, so no hint can say so; the two locked `bts`/`btr` "
-                 "dominate the time, hence 1.002-1.004",
-    "asym fits cpu": "the Rust test inlined into the loop runs fewer instructions than C's "
-                     "(20.8 against 21.4 per test) but LLVM lays the loop out differently: "
-                     "it indexes the views by `shl $5` from the loop counter where C steps a "
-                     "pointer, and the Rust test's two exits leave one more jump per CPU that "
-                     "fits; a layout difference of 1-3%, not more work",
+    "set+clear": "per call one more shift, compare and branch than C (the Ir column): "
+                 "after `elem < nelems` the safe core checks the chunk index against the "
+                 "chunks' length, which LLVM cannot prove from the first test (that a shift "
+                 "keeps the order), and the core forbids `unsafe`, so no hint can say so; the "
+                 "two locked `bts`/`btr` dominate the time",
+    "asym fits cpu": "the Rust test inlined into the loop runs no more instructions than "
+                     "C's (the Ir column), but LLVM lays the loop out differently: it indexes "
+                     "the views by `shl $5` from the loop counter where C steps a pointer, "
+                     "and the Rust test's two exits leave one more jump per CPU that fits; a "
+                     "layout difference, not more work",
 }
 
 
@@ -313,6 +312,11 @@ SCALE_EXPECT = {
 }
 
 
+def density(r):
+    """Overloaded CPUs per 256 of a scaling record: its topology's "-oN"."""
+    return int(r["topology"].rsplit("-o", 1)[-1])
+
+
 def scaling_section(scale):
     if not scale:
         return []
@@ -331,16 +335,14 @@ def scaling_section(scale):
             "|---|---|---|" + "---|" * len(sizes)]
     table = {}
     for r in scale:
-        dens = r["topology"].rsplit("-o", 1)[-1]
-        table.setdefault((r["op"], r["variant"], int(dens)), {})[r["cpus"]] = r
+        table.setdefault((r["op"], r["variant"], density(r)), {})[r["cpus"]] = r
     for (op, variant, dens), row in sorted(table.items()):
         cells = [f"{fmt_ns(row[n]['c_ns'])} / {fmt_ns(row[n]['rust_ns'])} "
                  f"({row[n]['ratio']:.2f})" if n in row else "-" for n in sizes]
         out.append(f"| {op} | {variant} | {dens} | " + " | ".join(cells) + " |")
     out += ["", "| Operation | Variant | o | Slope C | Slope Rust | Expected slope | Expected cost |",
             "|---|---|---|---|---|---|---|"]
-    for (op, variant, dens), rows in sorted(scale_curves(scale).items(),
-                                            key=lambda kv: (kv[0][0], kv[0][1], int(kv[0][2]))):
+    for (op, variant, dens), rows in sorted(scale_curves(scale).items()):
         if len(rows) < 2:
             continue
         (n0, c0, r0), (n1, c1, r1) = rows[-2], rows[-1]
@@ -356,8 +358,7 @@ def scale_curves(scale):
     """{(op, variant, density): [(cpus, c_ns, rust_ns)...]} sorted by cpus."""
     curves = {}
     for r in scale:
-        dens = r["topology"].rsplit("-o", 1)[-1]
-        curves.setdefault((r["op"], r["variant"], dens), []).append(
+        curves.setdefault((r["op"], r["variant"], density(r)), []).append(
             (r["cpus"], r["c_ns"], r["rust_ns"]))
     return {k: sorted(v) for k, v in curves.items()}
 

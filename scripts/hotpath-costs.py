@@ -121,7 +121,7 @@ class Build:
             if not m or m.group(2).startswith("R_"):
                 continue
             mnem, ops = m.group(2), m.group(3)
-            if mnem in ("int3", "nop", "nopw", "nopl") or mnem.startswith("nop"):
+            if mnem == "int3" or mnem.startswith("nop"):
                 continue
             c["insns"] += 1
             if mnem in ("ret", "retq"):

@@ -70,6 +70,18 @@ def inclusive_ir(valgrind, binary, topology):
     return costs, table
 
 
+def record(row, variant, common):
+    """The fields of one JSON line of the binary's output that every record
+    has; exits if C and Rust computed different results."""
+    if not row["same_results"]:
+        sys.exit(f"{variant} {row['topology']} {row['op']}: C and Rust results differ")
+    rec = {"platform": PLATFORM, "variant": variant, "machine": common["machine"]}
+    for key in ("helper", "op", "topology", "c_ns", "rust_ns", "ratio", "ci_lo", "ci_hi",
+                "rounds", "unit", "cpus", "nodes", "overloaded", "same_results"):
+        rec[key] = row[key]
+    return rec
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -93,8 +105,7 @@ def main():
         "ci_method": "order statistics of the median (distribution-free, 95%)",
     }
     records = []
-    for spec in args.variants:
-        variant, binary = spec.split("=", 1)
+    for variant, binary in binaries.items():
         print(f"bench-userspace: {variant}: timing, {args.rounds} rounds", flush=True)
         timed = subprocess.run([binary, "time", str(args.rounds)], capture_output=True,
                                text=True, check=True).stdout
@@ -111,52 +122,25 @@ def main():
                 ir[key] = (c_ir / n if c_ir else None, rust_ir / n if rust_ir else None)
         for row in rows:
             c_ir, rust_ir = ir.get((row["topology"], row["op"]), (None, None))
-            rec = {
-                "platform": PLATFORM,
-                "helper": row["helper"],
-                "op": row["op"],
-                "topology": row["topology"],
-                "variant": variant,
-                "c_ns": row["c_ns"],
-                "rust_ns": row["rust_ns"],
-                "ratio": row["ratio"],
-                "ci_lo": row["ci_lo"],
-                "ci_hi": row["ci_hi"],
-                "rounds": row["rounds"],
+            rec = record(row, variant, common)
+            rec.update({
                 "c_ir_per_op": round(c_ir, 2) if c_ir else None,
                 "rust_ir_per_op": round(rust_ir, 2) if rust_ir else None,
-                "machine": common["machine"],
-                "unit": row["unit"],
-                "cpus": row["cpus"],
-                "nodes": row["nodes"],
-                "overloaded": row["overloaded"],
                 "ratio_min": row["ratio_min"],
                 "ratio_max": row["ratio_max"],
-                "same_results": row["same_results"],
                 "ci_method": common["ci_method"],
                 "cc": common["cc"],
                 "rustc": common["rustc"],
-            }
-            if not row["same_results"]:
-                sys.exit(f"{variant} {row['topology']} {row['op']}: C and Rust results differ")
+            })
             records.append(rec)
         if variant in args.scale:
             print(f"bench-userspace: {variant}: scaling, {args.scale_rounds} rounds", flush=True)
             scaled = subprocess.run([binary, "scale", str(args.scale_rounds)],
                                     capture_output=True, text=True, check=True).stdout
             for row in (json.loads(l) for l in scaled.splitlines() if l.startswith("{")):
-                if not row["same_results"]:
-                    sys.exit(f"{variant} {row['topology']} {row['op']}: "
-                             "C and Rust results differ")
-                records.append({
-                    "platform": PLATFORM, "series": "scale", "helper": row["helper"],
-                    "op": row["op"], "topology": row["topology"], "variant": variant,
-                    "c_ns": row["c_ns"], "rust_ns": row["rust_ns"], "ratio": row["ratio"],
-                    "ci_lo": row["ci_lo"], "ci_hi": row["ci_hi"], "rounds": row["rounds"],
-                    "cpus": row["cpus"], "nodes": row["nodes"],
-                    "overloaded": row["overloaded"], "unit": row["unit"],
-                    "machine": common["machine"], "same_results": True,
-                })
+                rec = record(row, variant, common)
+                rec["series"] = "scale"
+                records.append(rec)
 
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w", encoding="utf-8") as f:
