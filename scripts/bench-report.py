@@ -305,9 +305,11 @@ SCALE_EXPECT = {
     "walk": ("O(N/8 + k) per walk: a 64-byte chunk per 8 CPUs, k = N x o/256", 1),
     "steal walk": ("O(N/8 + k) per walk, as the sparsemask walk, plus the siblings", 1),
     "idle pick miss": ("every node's two masks searched, N/64 words each: O(M x N/64) per "
-                       "pick in both, plus O(M^2) for upstream C's nearest-node scans; with "
-                       "M = N/128 both are O(N^2), upstream with the larger constant", 2),
-    "idle pick miss, C cached order": ("O(M x N/64) in both: the same walk; O(N^2) here", 2),
+                       "pick, plus O(M^2) for the nearest-node scans of idle.c's walk, which "
+                       "both follow; with M = N/128, O(N^2)", 2),
+    "idle pick miss, C cached order": ("O(M x N/64) for C with the cached order, plus O(M^2) "
+                                       "for Rust's nearest-node scans (idle.c's walk); "
+                                       "O(N^2) here", 2),
     "asym scan full": ("O(N) per scan", 1),
 }
 
@@ -378,7 +380,7 @@ def idle_three_way(user):
     out = ["### The idle pick three ways: upstream C, C with the cached order, Rust", "",
            "Per topology, pick and variant: ns per pick of upstream C (idle.c's "
            "`for_each_node_numadist()` walk), of C with the cached node order "
-           "(`idle_machine_pick_cached_order()`) and of Rust (which has the cached order); "
+           "(`idle_machine_pick_cached_order()`) and of Rust (idle.c's walk, as upstream C); "
            "Rust/C against each, median [95%]; instructions per pick, upstream C / C cached / "
            "Rust. The two Rust figures are two measurements of the same function.", "",
            "| Topology | Pick | Variant | ns: upstream C / C cached / Rust | Rust / upstream C "

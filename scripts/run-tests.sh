@@ -124,7 +124,7 @@ if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; 
 	# The shadow check's counters after the suites and the steal workloads:
 	# every real call compared C with Rust, none differed.
 	if run_step shadow "$logs/shadow.log" "$top/scripts/shadow-report.py" "$CACHE/vm/shadow.txt" \
-		steal_search node_order; then rc=0; else rc=1; fi
+		steal_search; then rc=0; else rc=1; fi
 	count_tally shadow "$logs/shadow.log" $rc
 
 	# sched_ext: the selftests and the schedulers, built against this
@@ -146,6 +146,11 @@ if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; 
 	if [ $scx_ok = 1 ]; then
 		if run_step scx "$logs/scx.log" "$top/scripts/scx-vm.sh"; then rc=0; else rc=1; fi
 		count_tally scx "$logs/scx.log" $rc
+		# The shadow check in that boot: every idle pick and claim of the
+		# selftests and schedulers compared C with Rust, none differed.
+		if run_step scx-shadow "$logs/scx-shadow.log" "$top/scripts/shadow-report.py" \
+			"${SCX_RESULTS:-$CACHE/scx-results}/shadow.txt" idle_claim idle_pick; then rc=0; else rc=1; fi
+		count_tally scx-shadow "$logs/scx-shadow.log" $rc
 	fi
 else
 	count kernel 0 1

@@ -6,7 +6,8 @@
 # idle CPU tests its bit but never clears it), rebuilds the VM kernel, runs
 # the idle-picking selftests of the sched_ext boot with both pickers
 # (scripts/scx-vm.sh, without the schedulers) and expects their tally to
-# fail; then puts the real file back
+# fail, and the shadow check's idle rows to count differences; then puts
+# the real file back
 # (make build applies the patches again) and rebuilds. Exits 0 only when the
 # mutant was caught. Not in make test: two rebuilds and a boot.
 set -uo pipefail
@@ -53,4 +54,14 @@ else:
 PY
 )
 log "$verdict (tally exit status $status)"
-[ "$status" -ne 0 ] && [ "${verdict%%:*}" = caught ]
+# The shadow check (CONFIG_SCHED_RUST_SHADOW_CHECK) runs both pickers on a
+# copy at every real pick, whichever the call site uses: it must count
+# differences too, with the C picker at the call site as well.
+if "$top/scripts/shadow-report.py" "$CACHE/scx-mutant-results/shadow.txt" idle_claim idle_pick \
+	> "$CACHE/scx-mutant-shadow.log" 2>&1; then
+	shadow="NOT caught by the shadow check"
+else
+	shadow="caught by the shadow check: $(grep -E 'FAIL shadow' "$CACHE/scx-mutant-shadow.log" | tr -s ' ' | paste -sd ';')"
+fi
+log "$shadow"
+[ "$status" -ne 0 ] && [ "${verdict%%:*}" = caught ] && [ "${shadow%%:*}" = "caught by the shadow check" ]

@@ -128,6 +128,12 @@ for ((boot = 1; boot <= max_boots; boot++)); do
 			fi
 		done
 	done
+	# The shadow check's counters of this boot (scripts/shadow-report.py
+	# adds up the tables of all boots).
+	if [ -s "$CACHE/vm/shadow.txt" ]; then
+		cat "$CACHE/vm/shadow.txt" >> "$res/shadow.txt"
+		rm -f "$CACHE/vm/shadow.txt"
+	fi
 	# A guest that completed its script but whose kernel log has a report.
 	if grep -q '^vm-kunit: FAIL: the kernel log' "$res/boot-$boot.log"; then
 		echo "kernel log of boot $boot has a report (see $res/boot-$boot.log)" > "$res/kernel-log-report.txt"

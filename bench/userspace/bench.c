@@ -86,8 +86,8 @@ struct bench {
 	struct sparsemask *mask, *scratch;
 	unsigned long smt[MAX_CPUS][WORDS];	/* siblings of each CPU */
 
-	/* idle pick */
-	struct scx_idle_topo topo;
+	/* idle pick: the described machine both pickers run on */
+	struct scx_idle_machine mach;
 	unsigned long cpu[MAX_NODES + 1][WORDS], smtm[MAX_NODES + 1][WORDS];
 	struct scx_idle_masks nodes[MAX_NODES];
 	const unsigned long *sibling_ptrs[MAX_CPUS];
@@ -95,7 +95,7 @@ struct bench {
 	int hit_cpu[MAX_NODES];			/* the CPU left idle on a node */
 	nodemask_t online, unvisited;
 	unsigned long allowed[WORDS];
-	unsigned int cursor;
+	unsigned int cursor;			/* the machine's rotation cursor */
 	struct idle_machine machine;		/* idle.c's code on the machine */
 	unsigned int distance[MAX_NODES * MAX_NODES];
 	u16 order[MAX_NODES * MAX_NODES];
@@ -214,14 +214,17 @@ static __noinline unsigned long rust_steal_walk(struct bench *b)
 /*
  * The C pick is idle.c's own code on the machine, as the kernel benchmark's
  * (IDLE_UPSTREAM), or the same with the walk across nodes in the cached
- * order that Rust follows (IDLE_CACHED_ORDER): the language apart from
- * the algorithm.
+ * node order (IDLE_CACHED_ORDER). The Rust pick is the picker's export for
+ * a described machine (sched_rust_idle_machine_pick()), on the same
+ * machine, whose walk is idle.c's (the nearest unvisited node each time).
+ * Each batch starts from the same cursor, 0, which both rotations read
+ * through the machine's cursor pointer (b->mach.cursor, &b->cursor).
  */
 enum idle_walk { IDLE_UPSTREAM, IDLE_CACHED_ORDER, IDLE_RUST };
 
 static __always_inline unsigned long idle_batch(struct bench *b, bool hit, enum idle_walk walk)
 {
-	unsigned int nodes = b->topo.nr_nodes, r, start;
+	unsigned int nodes = b->mach.topo.nr_nodes, r, start;
 	unsigned long sum = 0;
 
 	b->cursor = 0;
@@ -233,8 +236,8 @@ static __always_inline unsigned long idle_batch(struct bench *b, bool hit, enum 
 			if (hit)
 				__set_bit(b->hit_cpu[far], b->cpu[far]);
 			if (walk == IDLE_RUST)
-				got = sched_rust_idle_pick(&b->topo, b->allowed, start, 0,
-							   IDLE_STATE, &b->cursor);
+				got = sched_rust_idle_machine_pick(&b->mach, b->allowed, start, 0,
+								   IDLE_STATE);
 			else if (walk == IDLE_CACHED_ORDER)
 				got = idle_machine_pick_cached_order(&b->machine, b->allowed,
 								     start, 0);
@@ -493,7 +496,7 @@ struct op {
 
 static long ops_cpus_x_repeat(const struct bench *b) { return (long)REPEAT * b->cpus; }
 static long ops_cpus(const struct bench *b) { return b->cpus; }
-static long ops_picks(const struct bench *b) { return (long)REPEAT * b->topo.nr_nodes; }
+static long ops_picks(const struct bench *b) { return (long)REPEAT * b->mach.topo.nr_nodes; }
 
 static const struct op ops[] = {
 	OP("sparsemask", "set+clear", "one set_elem and one clear_elem",
@@ -508,7 +511,7 @@ static const struct op ops[] = {
 	OP("idle_pick", "idle pick hit", "one scx_pick_idle_cpu, one idle CPU on the far node",
 	   idle_hit, ops_picks),
 	OP("idle_pick", "idle pick miss, C cached order",
-	   "one scx_pick_idle_cpu, nothing idle; C walks the nodes in the cached order as Rust",
+	   "one scx_pick_idle_cpu, nothing idle; C walks the nodes in the cached order",
 	   idle_miss_cached, ops_picks),
 	OP("idle_pick", "idle pick hit, C cached order",
 	   "one scx_pick_idle_cpu, one idle CPU on the far node; C walks the cached order",
@@ -601,16 +604,19 @@ static void bench_init(struct bench *b, const struct topology *t)
 	bitmap_fill(b->allowed, t->cpus);
 	if (!sched_rust_idle_build_node_order(b->distance, t->nodes, b->order))
 		exit(1);
-	b->topo = (struct scx_idle_topo) {
-		.nr_cpus = t->cpus, .nr_nodes = t->nodes,
+	b->mach = (struct scx_idle_machine) {
+		.topo = {
+			.nr_cpus = t->cpus, .nr_nodes = t->nodes,
+			.global = { b->cpu[MAX_NODES], b->smtm[MAX_NODES] },
+			.nodes = b->nodes, .online_nodes = nodes_addr(b->online),
+		},
 		.smt_siblings = b->sibling_ptrs, .cpu_node = b->cpu_node,
-		.global = { b->cpu[MAX_NODES], b->smtm[MAX_NODES] },
-		.nodes = b->nodes, .online_nodes = nodes_addr(b->online),
 		.distance = b->distance, .node_order = b->order,
+		/* < nr_cpus always: the rotation passes prev + 1 unclamped */
+		.cursor = &b->cursor,
 	};
 	b->machine = (struct idle_machine) {
-		.topo = &b->topo, .state = IDLE_STATE, .cursor = &b->cursor,
-		.unvisited = &b->unvisited,
+		.mach = &b->mach, .state = IDLE_STATE, .unvisited = &b->unvisited,
 	};
 
 	for (cpu = 0; cpu < t->cpus; cpu++) {

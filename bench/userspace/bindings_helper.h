@@ -3,10 +3,13 @@
  * What rust/bindings/bindings_helper.h gives the helpers' crate in the
  * kernel, for the replica's bindgen: the prototypes and views
  * (sched_rust.h), the capacity fit's rank enum (asym_fit.h), the kernel
- * constants the cores check theirs against, and the RUST_CONST_HELPER_*
- * values of the flags bindgen cannot evaluate (the Makefile strips the
- * prefix, as rust/Makefile does).
+ * constants the cores check theirs against, the lib/ function the idle
+ * picker calls on the running system (cpumask_any_and_distribute(), with
+ * struct cpumask), and the RUST_CONST_HELPER_* values of the flags bindgen
+ * cannot evaluate (the Makefile strips the prefix, as rust/Makefile does).
+ * The rust/helpers functions are declared in kernel/lib.rs.
  */
+#include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/numa.h>
 #include <linux/sched.h>

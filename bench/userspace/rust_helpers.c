@@ -3,10 +3,13 @@
  * The rust/helpers functions that the helpers' access layer
  * (kernel/sched/sched_rust/sync.rs) calls, as the kernel has them: the
  * bitops of x86 (sched_rust_shim.h) and the atomic_t/atomic64_t operations
- * that sync.rs uses. Built with the variant's flags, LTO included, as
- * CONFIG_RUST_INLINE_HELPERS lets the kernel's inline into Rust.
+ * that sync.rs uses, and those of rust/helpers/topology.c (patch 0011)
+ * that the idle picker's production path calls. Built with the variant's
+ * flags, LTO included, as CONFIG_RUST_INLINE_HELPERS lets the kernel's
+ * inline into Rust.
  */
 #include "sched_rust_shim.h"
+#include "linux/cpumask.h"
 
 /*
  * rust/helpers/helpers.c: "__rust_helper __always_inline", which lets LLVM
@@ -54,4 +57,32 @@ __rust_helper int rust_helper_atomic_read(const atomic_t *v)
 __rust_helper void rust_helper_atomic_set(atomic_t *v, int i)
 {
 	*(volatile int *)&v->counter = i;
+}
+
+/*
+ * rust/helpers/topology.c, for the Rust idle picker's production path
+ * (sched_rust_idle_pick() and co., which read the running system), which
+ * the replica links but does not benchmark: the idle pick rows run the
+ * described-machine exports (sched_rust_idle_machine_*). So the running
+ * system here is a minimal one: every CPU on node 0, without SMT siblings
+ * (cpu_smt_mask() of !CONFIG_SCHED_SMT: cpumask_of(cpu)), and the generic
+ * node_distance() of include/linux/topology.h.
+ */
+#define LOCAL_DISTANCE		10
+#define REMOTE_DISTANCE		20
+
+__rust_helper int rust_helper_cpu_to_node(int cpu)
+{
+	(void)cpu;
+	return 0;
+}
+
+__rust_helper const struct cpumask *rust_helper_cpu_smt_mask(int cpu)
+{
+	return cpumask_of(cpu);
+}
+
+__rust_helper int rust_helper_node_distance(int from, int to)
+{
+	return from == to ? LOCAL_DISTANCE : REMOTE_DISTANCE;
 }

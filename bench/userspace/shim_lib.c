@@ -11,6 +11,49 @@
 /* kernel/cpu.c's: the number of possible CPUs, set by the benchmark. */
 unsigned int nr_cpu_ids = NR_CPUS;
 
+/*
+ * kernel/cpu.c's cpu_bit_bitmap, behind cpumask_of(): row 1 + n holds bit n
+ * in its first word, and the mask of CPU c starts c / BITS_PER_LONG words
+ * before row 1 + c % BITS_PER_LONG, in the zeros of the rows above.
+ */
+#define MASK_DECLARE_1(x)	[x + 1][0] = (1UL << (x))
+#define MASK_DECLARE_2(x)	MASK_DECLARE_1(x), MASK_DECLARE_1(x + 1)
+#define MASK_DECLARE_4(x)	MASK_DECLARE_2(x), MASK_DECLARE_2(x + 2)
+#define MASK_DECLARE_8(x)	MASK_DECLARE_4(x), MASK_DECLARE_4(x + 4)
+
+const unsigned long cpu_bit_bitmap[BITS_PER_LONG + 1][BITS_TO_LONGS(NR_CPUS)] = {
+	MASK_DECLARE_8(0),	MASK_DECLARE_8(8),
+	MASK_DECLARE_8(16),	MASK_DECLARE_8(24),
+	MASK_DECLARE_8(32),	MASK_DECLARE_8(40),
+	MASK_DECLARE_8(48),	MASK_DECLARE_8(56),
+};
+
+/*
+ * lib/cpumask.c's cpumask_any_and_distribute(), the same lines; the
+ * process is one CPU, so its per-CPU cursor is one variable. Only the Rust
+ * idle picker's production path (sched_rust_idle_pick() and co.) calls
+ * it: the replica links that path but does not benchmark it (the idle pick
+ * rows run the described-machine exports, with the machine's cursor).
+ */
+static unsigned int distribute_cpu_mask_prev;
+
+unsigned int cpumask_any_and_distribute(const struct cpumask *src1p,
+					const struct cpumask *src2p)
+{
+	unsigned int next, prev;
+
+	/* NOTE: our first selection will skip 0. */
+	prev = READ_ONCE(distribute_cpu_mask_prev);
+
+	/* cpumask_next_and_wrap(prev, src1p, src2p) */
+	next = find_next_and_bit_wrap(cpumask_bits(src1p), cpumask_bits(src2p),
+				      small_cpumask_bits, prev + 1);
+	if (next < nr_cpu_ids)
+		WRITE_ONCE(distribute_cpu_mask_prev, next);
+
+	return next;
+}
+
 #define FIND_FIRST_BIT(FETCH, size)						\
 ({										\
 	unsigned long idx, val, sz = (size);					\

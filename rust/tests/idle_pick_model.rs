@@ -4,16 +4,31 @@
 //! idle.c's functions over plain vectors, with the C node walk
 //! (`for_each_node_numadist()`: the nearest unvisited node each time): the
 //! model is `models/idle_pick.rs`, shared with the fuzz target.
+//!
+//! Every machine and call stays within idle.c's contract (see the model):
+//! a CPU is in the masks of its own node and in the global ones
+//! ([`Machine::new`]), a pick from a node runs with per-node tracking and
+//! a pick of the global masks without it. Out of it, idle.c's pick and the
+//! Rust one retry forever (`within_the_contract_every_pick_ends`).
 
 mod models;
 
-use models::idle_pick::{padded_words, words, Machine, Model, Topo};
+use models::idle_pick::{padded_words, words, Machine, Model, OnCpu, Topo};
 use proptest::prelude::*;
 use sched_rust_core::idle_pick::{
-    build_node_order, pick, pick_in_node, sort_nodes_by_key, test_and_clear_cpu, EBUSY,
-    STATE_PER_NODE, STATE_SMT_ACTIVE,
+    build_node_order, pick, pick_in_node, sort_nodes_by_key, test_and_clear_cpu, Bits, IdleMasks,
+    Topology, EBUSY, PICK_IDLE_IN_NODE, STATE_PER_NODE, STATE_SMT_ACTIVE,
 };
-use sched_rust_core::sync::Word32;
+use std::cell::{Cell, RefCell};
+
+/// A distance table of `nodes²` entries: from a wide range, or from a
+/// narrow one where most distances tie.
+fn distances(nodes: usize) -> impl Strategy<Value = Vec<u32>> {
+    prop_oneof![
+        proptest::collection::vec(10u32..40, nodes * nodes),
+        proptest::collection::vec(10u32..12, nodes * nodes),
+    ]
+}
 
 fn machine() -> impl Strategy<Value = Machine> {
     (1usize..=8, 1usize..=4, 1usize..=6)
@@ -21,7 +36,7 @@ fn machine() -> impl Strategy<Value = Machine> {
             let nr_cpus = nodes * threads * cores_per_node;
             (
                 Just((nodes, threads)),
-                proptest::collection::vec(10u32..40, nodes * nodes),
+                distances(nodes),
                 proptest::collection::vec(any::<bool>(), nodes),
                 proptest::collection::vec(any::<bool>(), nr_cpus),
                 proptest::collection::vec(0u8..4, nr_cpus),
@@ -35,31 +50,38 @@ fn machine() -> impl Strategy<Value = Machine> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
-    /// A sequence of picks: the same CPUs, the same masks after each.
+    /// A sequence of picks: the same CPUs, the same cursor and the same
+    /// masks after each.
     #[test]
     fn picks_match_the_model(
         m in machine(),
         ops in proptest::collection::vec((any::<u64>(), 0u64..4, 0u32..4, any::<u32>(), any::<bool>()), 1..20),
+        cursor_seed in any::<u32>(),
     ) {
+        // Any cursor a CPU can have: a CPU of the machine (the last one
+        // makes the search start again from 0).
+        let start = cursor_seed % m.nr_cpus as u32;
         let topo = Topo::new(&m);
-        let mut model = Model { m: m.clone(), cursor: 0 };
-        let cursor = Word32::new(0);
+        topo.cursor.write(start);
+        let mut model = Model { m: m.clone(), cursor: start };
         for (allowed_seed, flags, state, node_seed, global) in ops {
             let allowed: Vec<bool> = (0..m.nr_cpus).map(|c| allowed_seed.rotate_left(c as u32 % 64) & 1 != 0 || allowed_seed % 3 == 0).collect();
             let aw = padded_words(&allowed);
             let node = if global { None } else { Some(node_seed % m.nr_nodes as u32) };
-            // Per-node claims only make sense on per-node masks, and the
-            // global walk only on the global ones, as in idle.c.
+            // idle.c's contract: a node's pick with per-node masks, a pick
+            // of the global masks without (claims then work on the masks
+            // searched).
             let state = if global { state & !STATE_PER_NODE } else { state | STATE_PER_NODE };
-            let got = pick(&topo, &aw, node, flags, state, &cursor);
+            let got = pick(&topo, &aw, node, flags, state);
             let want = model.pick(&allowed, node, flags, state);
             prop_assert_eq!(got, want);
-            prop_assert_eq!(cursor.read(), model.cursor);
+            prop_assert_eq!(topo.cursor.read(), model.cursor);
             prop_assert_eq!(topo.snapshot(), (model.m.cpu.clone(), model.m.smt.clone()));
             // pick_in_node() on its own, too.
-            let got = pick_in_node(&topo, &aw, node, flags, state, &cursor);
+            let got = pick_in_node(&topo, &aw, node, flags, state);
             let want = model.in_node(&allowed, node, flags, state);
             prop_assert_eq!(got, want);
+            prop_assert_eq!(topo.cursor.read(), model.cursor);
             prop_assert_eq!(topo.snapshot(), (model.m.cpu.clone(), model.m.smt.clone()));
         }
     }
@@ -154,8 +176,9 @@ fn bad_input() {
     assert!(build_node_order(&[], 0, &mut []));
 }
 
-/// Several threads claim from the same masks at once: every idle CPU goes to
-/// exactly one of them, and all of them finish.
+/// Several threads claim from the same masks at once, each with its own
+/// rotation cursor as each CPU has: every idle CPU goes to exactly one of
+/// them, and all of them finish.
 #[test]
 fn concurrent_picks_claim_each_cpu_once() {
     let nodes = 2;
@@ -192,21 +215,20 @@ fn concurrent_picks_claim_each_cpu_once() {
             .map(|t| {
                 let (topo, allowed) = (&topo, &allowed);
                 s.spawn(move || {
-                    let cursor = Word32::new(t * 37);
+                    let cpu = OnCpu::new(topo, t * 37);
                     let mut got = Vec::new();
                     loop {
-                        let cpu = pick(
-                            topo,
+                        let picked = pick(
+                            &cpu,
                             allowed,
                             Some(t % 2),
                             0,
                             STATE_SMT_ACTIVE | STATE_PER_NODE,
-                            &cursor,
                         );
-                        if cpu < 0 {
+                        if picked < 0 {
                             break got;
                         }
-                        got.push(cpu);
+                        got.push(picked);
                     }
                 })
             })
@@ -218,60 +240,212 @@ fn concurrent_picks_claim_each_cpu_once() {
     assert_eq!(all, (0..nr_cpus as i32).collect::<Vec<_>>());
 }
 
-/// Where idle.c would retry forever the picker gives up: a failed claim
-/// works on the masks of the CPU's node, and when that is not the node
-/// searched the CPU stays a candidate. Successful claims still return, as
-/// in idle.c.
-#[test]
-fn foreign_claims_end() {
-    // 2 nodes of 2 cores of 2 threads, every CPU idle.
-    let mut m = Machine::new(
-        2,
-        2,
-        vec![10, 20, 20, 10],
-        vec![true; 2],
-        vec![true; 8],
-        vec![1; 8],
-    );
-    // CPU 2 is in node 0's masks, but its node is 1 (cpu_node lagging the
-    // masks), whose masks do not have it.
-    m.cpu_node[2] = 1;
-    m.cpu[1][2] = false;
-    m.smt[1][2] = false;
-    let topo = Topo::new(&m);
-    let only_2 = words(&[false, false, true, false, false, false, false, false]);
-    let cursor = Word32::new(0);
-    let per_node = STATE_SMT_ACTIVE | STATE_PER_NODE;
-    assert_eq!(
-        pick_in_node(&topo, &only_2, Some(0), 0, per_node, &cursor),
-        -EBUSY
-    );
-    assert_eq!(pick(&topo, &only_2, Some(0), 0, per_node, &cursor), -EBUSY);
+/// A [`Topology`] that records the nodes whose masks a pick searches (the
+/// masks its rotation is asked to search), in order, and that gives up the
+/// rotation (no candidate) after `budget` calls, counting them: a pick on
+/// it always ends.
+struct Probe<'a> {
+    inner: &'a Topo,
+    searched: RefCell<Vec<u32>>,
+    rotations: Cell<usize>,
+    budget: usize,
+}
 
-    // A node's pick without per-node tracking: claims work on the global
-    // masks, where only CPU 1 is idle.
+impl<'a> Probe<'a> {
+    fn new(inner: &'a Topo, budget: usize) -> Self {
+        Probe {
+            inner,
+            searched: RefCell::new(Vec::new()),
+            rotations: Cell::new(0),
+            budget,
+        }
+    }
+}
+
+impl Topology for Probe<'_> {
+    fn nr_cpus(&self) -> u32 {
+        self.inner.nr_cpus()
+    }
+    fn smt_siblings(&self, cpu: u32) -> Option<&Bits> {
+        self.inner.smt_siblings(cpu)
+    }
+    fn cpu_node(&self, cpu: u32) -> Option<i32> {
+        self.inner.cpu_node(cpu)
+    }
+    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>> {
+        self.inner.masks(node)
+    }
+    fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32> {
+        // A node's masks, by address; consecutive searches of one node are
+        // one visit.
+        let set = (0..self.inner.m.nr_nodes).find(|&i| {
+            std::ptr::eq(a, &self.inner.cpu[i][..]) || std::ptr::eq(a, &self.inner.smt[i][..])
+        });
+        let mut searched = self.searched.borrow_mut();
+        if let Some(n) = set.map(|i| i as u32) {
+            if searched.last() != Some(&n) {
+                searched.push(n);
+            }
+        }
+        self.rotations.set(self.rotations.get() + 1);
+        if self.rotations.get() > self.budget {
+            return None;
+        }
+        self.inner.any_and_distribute(a, b)
+    }
+    fn online_nodes(&self) -> &Bits {
+        self.inner.online_nodes()
+    }
+    fn node_distance(&self, from: u32, to: u32) -> i32 {
+        self.inner.node_distance(from, to)
+    }
+}
+
+proptest! {
+    // Each case sorts a whole node order (130² entries at most).
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The walk across nodes visits the online nodes but the start in the
+    /// order of the start's row of `build_node_order()` (by distance, ties
+    /// by id), which is the model's `for_each_node_numadist()`, on up to
+    /// 130 nodes (three words of nodes; the Topo's online words have every
+    /// bit past the last node set, which the walk must not visit). Then a
+    /// pick with every CPU allowed gives the model's CPU, cursor and masks.
+    /// The start's row of distances is drawn (wide or tied); the walk reads
+    /// no other, and the others are a fixed pattern.
+    #[test]
+    fn walk_visits_nodes_in_node_order(
+        (nodes, start_row, online, idle, start) in (1usize..=130).prop_flat_map(|nodes| (
+            Just(nodes),
+            prop_oneof![
+                proptest::collection::vec(10u32..40, nodes),
+                proptest::collection::vec(10u32..12, nodes),
+            ],
+            proptest::collection::vec(any::<bool>(), nodes),
+            proptest::collection::vec(proptest::bool::weighted(0.1), nodes),
+            0..nodes as u32,
+        )),
+        flags in 0u64..2,
+        state in 0u32..2,
+    ) {
+        let mut d: Vec<u32> = (0..nodes * nodes).map(|i| 10 + (i * 7 % 31) as u32).collect();
+        let s = start as usize;
+        d[s * nodes..(s + 1) * nodes].copy_from_slice(&start_row);
+        // One CPU per node: CPU n is node n's.
+        let m = Machine::new(nodes, 1, d, online, idle, vec![1; nodes]);
+        let mut order = vec![0u16; nodes * nodes];
+        prop_assert!(build_node_order(&m.distance, nodes as u32, &mut order));
+        let row = &order[start as usize * nodes..(start as usize + 1) * nodes];
+        let mut want = vec![start];
+        want.extend(
+            row.iter()
+                .map(|&n| u32::from(n))
+                .filter(|&n| n != start && m.online[n as usize]),
+        );
+        let model = Model { m: m.clone(), cursor: 0 };
+        prop_assert_eq!(&want[1..], &model.walk(start)[..]);
+
+        let topo = Topo::new(&m);
+        let state = state | STATE_PER_NODE;
+        // Nothing allowed: every node is searched, once, nearest first.
+        let probe = Probe::new(&topo, usize::MAX);
+        let none = words(&vec![false; nodes]);
+        prop_assert_eq!(pick(&probe, &none, Some(start), flags, state), -EBUSY);
+        prop_assert_eq!(probe.searched.into_inner(), want.clone());
+        // Under PICK_IDLE_IN_NODE, the start alone.
+        let probe = Probe::new(&topo, usize::MAX);
+        prop_assert_eq!(pick(&probe, &none, Some(start), flags | PICK_IDLE_IN_NODE, state), -EBUSY);
+        prop_assert_eq!(probe.searched.into_inner(), vec![start]);
+
+        // Every CPU allowed: the first idle node in that order, as the
+        // model picks it.
+        let mut model = model;
+        let all = padded_words(&vec![true; nodes]);
+        let probe = Probe::new(&topo, usize::MAX);
+        let got = pick(&probe, &all, Some(start), flags, state);
+        prop_assert_eq!(got, model.pick(&vec![true; nodes], Some(start), flags, state));
+        let first_idle = want.iter().position(|&n| m.cpu[n as usize][n as usize]);
+        prop_assert_eq!(got, first_idle.map_or(-EBUSY, |i| want[i] as i32));
+        prop_assert_eq!(
+            probe.searched.into_inner(),
+            want[..first_idle.map_or(want.len(), |i| i + 1)].to_vec()
+        );
+        prop_assert_eq!(topo.cursor.read(), model.cursor);
+        prop_assert_eq!(topo.snapshot(), (model.m.cpu.clone(), model.m.smt.clone()));
+    }
+}
+
+/// idle.c's contract, which the picker shares: a failed claim works on the
+/// masks searched. Within it every pick ends, however stale the masks:
+/// each failed claim removes the candidate (or its core) from the mask it
+/// was found in. Out of it, the candidate stays and the pick retries
+/// forever, as idle.c's (the picker has no exit of its own): shown here
+/// with a rotation that gives up after a budget, so that the test ends.
+#[test]
+fn within_the_contract_every_pick_ends() {
+    // 2 nodes of 2 cores of 2 threads; CPU 3 is offline (not its own
+    // sibling). Only CPU 6 (node 1) is idle, but node 0's and the global
+    // `smt` masks have every core of node 0 wholly idle: stale bits, which
+    // only failed claims clear.
     let mut m = Machine::new(
         2,
         2,
         vec![10, 20, 20, 10],
         vec![true; 2],
-        vec![true; 8],
-        vec![1; 8],
+        (0..8).map(|c| c == 6).collect(),
+        (0..8).map(|c| u8::from(c != 3)).collect(),
     );
-    m.cpu[2] = (0..8).map(|c| c == 1).collect();
-    m.smt[2] = vec![false; 8];
+    for c in 0..4 {
+        m.smt[0][c] = true;
+        m.smt[2][c] = true;
+    }
+    let all: Vec<bool> = vec![true; 8];
+    let aw = words(&all);
+    let smt_on = STATE_SMT_ACTIVE;
+    let per_node = STATE_SMT_ACTIVE | STATE_PER_NODE;
+
+    // A node's pick with per-node masks, and a pick of the global masks
+    // without per-node tracking, from every cursor: the stale bits fail
+    // and are cleared, then CPU 6, as the model.
+    for (node, state) in [(Some(0), per_node), (None, smt_on)] {
+        for cursor in 0..8 {
+            let topo = Topo::new(&m);
+            topo.cursor.write(cursor);
+            let mut model = Model {
+                m: m.clone(),
+                cursor,
+            };
+            let probe = Probe::new(&topo, 1000);
+            assert_eq!(pick(&probe, &aw, node, 0, state), 6, "{node:?} {cursor}");
+            assert_eq!(model.pick(&all, node, 0, state), 6, "{node:?} {cursor}");
+            assert_eq!(topo.cursor.read(), model.cursor);
+            let (cpu, smt) = topo.snapshot();
+            assert_eq!((&cpu, &smt), (&model.m.cpu, &model.m.smt));
+            let set = node.map_or(2, |n| n as usize);
+            assert_eq!(smt[set], vec![false; 8], "stale smt bits cleared");
+            assert!(!cpu[set][6], "CPU 6 claimed");
+            if node.is_some() {
+                assert_eq!(probe.searched.into_inner(), vec![0, 1]);
+            }
+            // A handful of failed claims, not the budget.
+            assert!(
+                probe.rotations.get() < 10,
+                "{} rotations",
+                probe.rotations.get()
+            );
+        }
+    }
+
+    // Out of the contract: a node's pick without per-node tracking. The
+    // claims work on the global masks, where CPUs 0-3 are busy, and node
+    // 0's stale smt bits stay: the pick retries until the rotation gives
+    // up, and would forever.
     let topo = Topo::new(&m);
-    let all = words(&[true; 8]);
+    let probe = Probe::new(&topo, 1000);
+    let only_node_0 = words(&(0..8).map(|c| c < 4).collect::<Vec<_>>());
     assert_eq!(
-        pick_in_node(&topo, &all, Some(0), 0, STATE_SMT_ACTIVE, &cursor),
-        1
-    );
-    assert_eq!(
-        pick_in_node(&topo, &all, Some(0), 0, STATE_SMT_ACTIVE, &cursor),
+        pick_in_node(&probe, &only_node_0, Some(0), 0, smt_on),
         -EBUSY
     );
-    assert_eq!(
-        pick(&topo, &all, Some(0), 0, STATE_SMT_ACTIVE, &cursor),
-        -EBUSY
-    );
+    assert!(probe.rotations.get() > 1000, "the pick gave up by itself");
 }

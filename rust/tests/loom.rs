@@ -12,10 +12,11 @@
 use loom::sync::Arc;
 use loom::thread;
 use sched_rust_core::idle_pick::{
-    build_node_order, pick, test_and_clear_cpu, Bits, IdleMasks, Topology, EBUSY, STATE_SMT_ACTIVE,
+    distribute, pick, test_and_clear_cpu, Bits, Cursor, IdleMasks, Topology, EBUSY,
+    STATE_SMT_ACTIVE,
 };
 use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask};
-use sched_rust_core::sync::{Word, Word32};
+use sched_rust_core::sync::Word;
 
 /// Runs `f` under loom with every interleaving (or those with at most
 /// `LOOM_MAX_PREEMPTIONS` preemptions) and prints how many executions loom
@@ -136,36 +137,53 @@ fn sparsemask_walk_with_concurrent_set_clear() {
 /// One node, `NR_CPUS` CPUs in cores of two SMT siblings, the global masks.
 const NR_CPUS: u32 = 4;
 
+/// The machine, shared by every thread: the masks and what the picker
+/// reads of the system. Each thread sees it through an [`OnCpu`].
 struct Topo {
     siblings: Vec<Vec<Word>>,
     cpu: Vec<Word>,
     smt: Vec<Word>,
-    order: Vec<u16>,
+    online: Vec<Word>,
 }
 
 impl Topo {
     /// Every CPU idle, every core wholly idle.
     fn all_idle() -> Self {
         let all = (1usize << NR_CPUS) - 1;
-        let mut order = vec![0u16; 1];
-        assert!(build_node_order(&[10], 1, &mut order));
         Topo {
             siblings: (0..NR_CPUS)
                 .map(|c| vec![Word::new(0b11 << (c & !1))])
                 .collect(),
             cpu: vec![Word::new(all)],
             smt: vec![Word::new(all)],
-            order,
+            online: vec![Word::new(1)],
         }
     }
 }
 
-impl Topology for Topo {
+/// The machine as one CPU sees it: the shared [`Topo`], and the rotation
+/// cursor of this CPU (`distribute_cpu_mask_prev` is per CPU).
+struct OnCpu<'a> {
+    topo: &'a Topo,
+    cursor: Cursor,
+}
+
+impl<'a> OnCpu<'a> {
+    fn new(topo: &'a Topo, cursor: u32) -> Self {
+        assert!(cursor < NR_CPUS);
+        OnCpu {
+            topo,
+            cursor: Cursor::new(cursor),
+        }
+    }
+}
+
+impl Topology for OnCpu<'_> {
     fn nr_cpus(&self) -> u32 {
         NR_CPUS
     }
     fn smt_siblings(&self, cpu: u32) -> Option<&Bits> {
-        self.siblings.get(cpu as usize).map(|v| v.as_slice())
+        self.topo.siblings.get(cpu as usize).map(|v| v.as_slice())
     }
     fn cpu_node(&self, cpu: u32) -> Option<i32> {
         (cpu < NR_CPUS).then_some(0)
@@ -173,20 +191,23 @@ impl Topology for Topo {
     fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>> {
         match node {
             None | Some(0) => Some(IdleMasks {
-                cpu: &self.cpu,
-                smt: &self.smt,
+                cpu: &self.topo.cpu,
+                smt: &self.topo.smt,
             }),
             Some(_) => None,
         }
     }
-    fn node_online(&self, node: u32) -> bool {
-        node == 0
+    fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32> {
+        distribute(a, b, NR_CPUS, &self.cursor)
     }
-    fn node_order(&self, node: u32) -> &[u16] {
-        if node == 0 {
-            &self.order
+    fn online_nodes(&self) -> &Bits {
+        &self.topo.online
+    }
+    fn node_distance(&self, from: u32, to: u32) -> i32 {
+        if from == 0 && to == 0 {
+            10
         } else {
-            &[]
+            i32::MAX
         }
     }
 }
@@ -204,13 +225,13 @@ fn idle_pick_one_cpu_one_winner() {
     explore("idle_pick 2 claims + 1 pick of one CPU", || {
         let topo = Arc::new(Topo::all_idle());
         let claim = |topo: Arc<Topo>| {
-            thread::spawn(move || test_and_clear_cpu(&*topo, 1, STATE_SMT_ACTIVE))
+            thread::spawn(move || test_and_clear_cpu(&OnCpu::new(&topo, 0), 1, STATE_SMT_ACTIVE))
         };
         let a = claim(topo.clone());
         let b = claim(topo.clone());
         let allowed = [Word::new(1 << 1)];
-        let cursor = Word32::new(0);
-        let picked = pick(&*topo, &allowed, None, 0, STATE_SMT_ACTIVE, &cursor);
+        let cpu = OnCpu::new(&topo, 0);
+        let picked = pick(&cpu, &allowed, None, 0, STATE_SMT_ACTIVE);
         let (a, b) = (a.join().unwrap(), b.join().unwrap());
 
         assert!(picked == 1 || picked == -EBUSY, "picked {picked}");
@@ -232,14 +253,15 @@ fn idle_pick_two_pickers_and_a_claim() {
         let t = topo.clone();
         let picker = thread::spawn(move || {
             let allowed = [Word::new(0b1111)];
-            let cursor = Word32::new(1);
-            pick(&*t, &allowed, None, 0, STATE_SMT_ACTIVE, &cursor)
+            let cpu = OnCpu::new(&t, 1);
+            pick(&cpu, &allowed, None, 0, STATE_SMT_ACTIVE)
         });
         let t = topo.clone();
-        let claimer = thread::spawn(move || test_and_clear_cpu(&*t, 2, STATE_SMT_ACTIVE));
+        let claimer =
+            thread::spawn(move || test_and_clear_cpu(&OnCpu::new(&t, 0), 2, STATE_SMT_ACTIVE));
         let allowed = [Word::new(0b1111)];
-        let cursor = Word32::new(3);
-        let mine = pick(&*topo, &allowed, None, 0, STATE_SMT_ACTIVE, &cursor);
+        let cpu = OnCpu::new(&topo, 3);
+        let mine = pick(&cpu, &allowed, None, 0, STATE_SMT_ACTIVE);
         let (theirs, claimed) = (picker.join().unwrap(), claimer.join().unwrap());
 
         assert!(mine >= 0 && theirs >= 0, "picks {mine} {theirs}");
@@ -295,10 +317,11 @@ fn idle_pick_against_c_idle_update() {
             t.smt[0].write(smt | 0b1100);
         });
         let t = topo.clone();
-        let claimer = thread::spawn(move || test_and_clear_cpu(&*t, 0, STATE_SMT_ACTIVE));
+        let claimer =
+            thread::spawn(move || test_and_clear_cpu(&OnCpu::new(&t, 0), 0, STATE_SMT_ACTIVE));
         let allowed = [Word::new(0b1111)];
-        let cursor = Word32::new(0);
-        let picked = pick(&*topo, &allowed, None, 0, STATE_SMT_ACTIVE, &cursor);
+        let cpu = OnCpu::new(&topo, 0);
+        let picked = pick(&cpu, &allowed, None, 0, STATE_SMT_ACTIVE);
         c_update.join().unwrap();
         let claimed = claimer.join().unwrap();
 
@@ -333,10 +356,11 @@ fn idle_pick_against_c_reset() {
             t.smt[0].write(0b1111);
         });
         let t = topo.clone();
-        let claimer = thread::spawn(move || test_and_clear_cpu(&*t, 1, STATE_SMT_ACTIVE));
+        let claimer =
+            thread::spawn(move || test_and_clear_cpu(&OnCpu::new(&t, 0), 1, STATE_SMT_ACTIVE));
         let allowed = [Word::new(0b0111)];
-        let cursor = Word32::new(0);
-        let picked = pick(&*topo, &allowed, None, 0, STATE_SMT_ACTIVE, &cursor);
+        let cpu = OnCpu::new(&topo, 0);
+        let picked = pick(&cpu, &allowed, None, 0, STATE_SMT_ACTIVE);
         c_reset.join().unwrap();
         let claimed = claimer.join().unwrap();
 
@@ -380,7 +404,7 @@ fn idle_pick_claim_is_fully_ordered() {
             loom::sync::atomic::fence(loom::sync::atomic::Ordering::SeqCst);
             t.cpu[0].read() & 1 != 0
         });
-        let claimed = test_and_clear_cpu(&*topo, 0, 0);
+        let claimed = test_and_clear_cpu(&OnCpu::new(&topo, 0), 0, 0);
         let saw_work = work.read() != 0;
         let saw_idle = waker.join().unwrap();
 

@@ -197,8 +197,8 @@ static void bench_smt_init(void) { }
  * the larger machine (small_cpumask_bits; not with CPUMASK_OFFSTACK on a
  * small guest): else the rows are left out, and the table says so.
  * "miss": no CPU is idle, so each pick searches every node, the case the
- * per-node masks make costlier under load; C finds each next node by
- * scanning all unvisited ones (O(N^2)), Rust follows the cached order.
+ * per-node masks make costlier under load; both pickers find each next
+ * node by scanning all unvisited ones (O(N^2)), as idle.c does.
  * "hit": one CPU of the node farthest from the start is idle; it is
  * claimed, then given back, so every pick walks to it.
  */
@@ -209,7 +209,7 @@ static void bench_smt_init(void) { }
 #define IDLE_STATE	(SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE)
 
 struct idle_bench {
-	struct scx_idle_topo topo;
+	struct scx_idle_machine mach;
 	unsigned long cpu[IDLE_NODES_MAX + 1][IDLE_WORDS];
 	unsigned long smt[IDLE_NODES_MAX + 1][IDLE_WORDS];
 	struct scx_idle_masks nodes[IDLE_NODES_MAX];
@@ -252,16 +252,18 @@ static struct idle_bench *idle_bench_alloc(unsigned int nodes)
 		kfree(b);
 		return NULL;
 	}
-	b->topo = (struct scx_idle_topo) {
-		.nr_cpus = nr_cpus, .nr_nodes = nodes,
+	b->mach = (struct scx_idle_machine) {
+		.topo = {
+			.nr_cpus = nr_cpus, .nr_nodes = nodes,
+			.global = { b->cpu[IDLE_NODES_MAX], b->smt[IDLE_NODES_MAX] },
+			.nodes = b->nodes, .online_nodes = nodes_addr(b->online),
+		},
 		.smt_siblings = b->sibling_ptrs, .cpu_node = b->cpu_node,
-		.global = { b->cpu[IDLE_NODES_MAX], b->smt[IDLE_NODES_MAX] },
-		.nodes = b->nodes, .online_nodes = nodes_addr(b->online),
 		.distance = b->distance, .node_order = b->order,
+		.cursor = &b->cursor,
 	};
 	b->machine = (struct idle_machine) {
-		.topo = &b->topo, .state = IDLE_STATE, .cursor = &b->cursor,
-		.unvisited = &b->unvisited,
+		.mach = &b->mach, .state = IDLE_STATE, .unvisited = &b->unvisited,
 	};
 	return b;
 }
@@ -269,7 +271,7 @@ static struct idle_bench *idle_bench_alloc(unsigned int nodes)
 /* Every start node in turn; @hit: the farthest node holds one idle CPU. */
 static unsigned long idle_pick_batch(struct idle_bench *b, bool hit, bool rust)
 {
-	unsigned int nodes = b->topo.nr_nodes, r, start;
+	unsigned int nodes = b->mach.topo.nr_nodes, r, start;
 	unsigned long sum = 0;
 
 	b->cursor = 0;
@@ -282,8 +284,8 @@ static unsigned long idle_pick_batch(struct idle_bench *b, bool hit, bool rust)
 			if (hit)
 				__set_bit(idle, b->cpu[far]);
 			if (rust)
-				cpu = sched_rust_idle_pick(&b->topo, b->allowed, start, 0,
-							   IDLE_STATE, &b->cursor);
+				cpu = sched_rust_idle_machine_pick(&b->mach, b->allowed,
+								   start, 0, IDLE_STATE);
 			else
 				cpu = idle_machine_pick(&b->machine, b->allowed, start, 0);
 			sum += cpu;

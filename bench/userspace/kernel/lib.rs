@@ -8,8 +8,10 @@
 //!   the kernel's bindgen options (`--use-core --ctypes-prefix ffi ...`);
 //! - `ffi`: the C types (`c_int` and co.);
 //! - `bindings` also declares the `rust/helpers` functions that the access
-//!   layer (`sched_rust/sync.rs`) calls, under the names the kernel's
-//!   bindgen gives them; `rust_helpers.c` defines them as the kernel does;
+//!   layer (`sched_rust/sync.rs`) and the idle picker's production path
+//!   (`idle_pick_export.rs`) call, under the names the kernel's bindgen
+//!   gives them; `rust_helpers.c` defines them (the atomics and bitops as
+//!   the kernel does, the topology ones for a minimal running system);
 //! - `sync::atomic`: the part of the kernel's LKMM atomics that `sync.rs`
 //!   uses (`Atomic<T>` loads and stores, relaxed: `READ_ONCE()` and
 //!   `WRITE_ONCE()`);
@@ -79,6 +81,14 @@ pub mod bindings {
         pub fn clear_bit(nr: ffi::c_ulong, addr: *mut ffi::c_ulong);
         #[link_name = "rust_helper_test_and_clear_bit"]
         pub fn test_and_clear_bit(nr: ffi::c_ulong, addr: *mut ffi::c_ulong) -> bool;
+        // rust/helpers/topology.c (patch 0011), for the idle picker's
+        // production path, which reads the running system.
+        #[link_name = "rust_helper_cpu_smt_mask"]
+        pub fn cpu_smt_mask(cpu: ffi::c_int) -> *const cpumask;
+        #[link_name = "rust_helper_cpu_to_node"]
+        pub fn cpu_to_node(cpu: ffi::c_int) -> ffi::c_int;
+        #[link_name = "rust_helper_node_distance"]
+        pub fn node_distance(from: ffi::c_int, to: ffi::c_int) -> ffi::c_int;
     }
 }
 

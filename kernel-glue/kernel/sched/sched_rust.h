@@ -17,20 +17,23 @@
 
 #include <linux/bits.h>
 #include <linux/build_bug.h>
+#include <linux/numa.h>
 #include <linux/types.h>
 
 #include "sparsemask.h"		/* struct sparsemask, SPARSEMASK_CHUNK_BYTES */
 #include "steal_search.h"	/* steal_from_fn, STEAL_* */
 
 /*
- * The idle picker's view of the system: what the Rust picker reads, filled
- * by kernel/sched/ext/idle.c from the running system. The C picker reads
- * the system directly (ext/idle_pick.h).
+ * The idle picker's view of the system: where idle.c keeps its idle masks.
+ * The C picker reads them directly (ext/idle_pick.h).
  */
 
 /* The pick flags of idle.c (enum scx_pick_idle_cpu_flags), same values. */
 #define SCX_IDLE_PICK_CORE		(1U << 0)	/* SCX_PICK_IDLE_CORE */
 #define SCX_IDLE_PICK_IN_NODE		(1U << 1)	/* SCX_PICK_IDLE_IN_NODE */
+
+/* MAX_NUMNODES, which the Rust walk across nodes checks it can hold. */
+enum { SCX_IDLE_MAX_NODES = MAX_NUMNODES };
 
 /* The state of the system a pick depends on, read by the caller. */
 #define SCX_IDLE_STATE_SMT_ACTIVE	(1U << 0)	/* sched_smt_active() */
@@ -43,30 +46,45 @@ struct scx_idle_masks {
 };
 
 /*
- * What the picker reads of the system. Every bitmap has at least nr_cpus
- * bits (nr_nodes for @online_nodes); bits at and above nr_cpus are
- * ignored. Only the masks are written, and only with the picks' own rules.
+ * Where the idle masks are. idle.c fills it once, when it allocates the
+ * masks at boot, and neither it nor the masks change after that. Every
+ * bitmap has at least nr_cpus bits (nr_nodes for @online_nodes); bits at
+ * and above nr_cpus are ignored. The masks are written only with the
+ * picks' own rules.
  */
 struct scx_idle_topo {
 	unsigned int nr_cpus;			/* nr_cpu_ids */
 	unsigned int nr_nodes;			/* nr_node_ids */
+	struct scx_idle_masks global;		/* NUMA_NO_NODE */
+	/* [nr_nodes]: NULL masks for a node that is not possible */
+	const struct scx_idle_masks *nodes;
+	const unsigned long *online_nodes;	/* node_states[N_ONLINE] */
+};
+
+/*
+ * A described machine, on which the tests and the benchmark run both
+ * pickers: the masks of @topo, and in place of the running system's
+ * cpu_smt_mask(), cpu_to_node(), node_distance() and lib/cpumask.c's
+ * rotation cursor, the tables and the cursor below.
+ */
+struct scx_idle_machine {
+	struct scx_idle_topo topo;
 	/*
 	 * [nr_cpus]: the bits of cpu_smt_mask(cpu); an entry may be rewritten
 	 * (WRITE_ONCE()) while pickers run, so it is read with READ_ONCE()
 	 */
 	const unsigned long *const *smt_siblings;
 	const int *cpu_node;			/* [nr_cpus]: cpu_to_node() */
-	struct scx_idle_masks global;		/* NUMA_NO_NODE */
-	/* [nr_nodes]: NULL masks for a node that is not possible */
-	const struct scx_idle_masks *nodes;
-	const unsigned long *online_nodes;	/* node_states[N_ONLINE] */
 	/* [nr_nodes * nr_nodes]: node_distance(from, to) at [from * nr + to] */
 	const unsigned int *distance;
 	/*
 	 * [nr_nodes * nr_nodes]: row n lists every node nearest to n first,
-	 * ties by node id (see sched_rust_idle_build_node_order())
+	 * ties by node id (sched_rust_idle_build_node_order()), for the C
+	 * picker with a cached node order; the pickers do not read it
 	 */
 	const u16 *node_order;
+	/* cpumask_any_and_distribute()'s cursor: the last CPU it chose */
+	unsigned int *cursor;
 };
 
 /*
@@ -170,29 +188,39 @@ int sched_rust_steal_search(const struct sparsemask *overload,
 /*
  * The contracts are those of idle.c's scx_idle_test_and_clear_cpu(),
  * pick_idle_cpu_in_node() and scx_pick_idle_cpu() (kernel/sched/ext/
- * idle_pick.h), on the view @topo, with the system's state in @state
- * (SCX_IDLE_STATE_*) and the rotation of cpumask_any_and_distribute() from
- * the caller's @cursor. sched_rust_idle_pick() walks the other nodes in the
- * order of @topo->node_order, which sched_rust_idle_build_node_order() fills
- * from @topo->distance, rather than searching for the nearest one each time.
- * Out of idle.c's contract, and checked only on the Rust side: out-of-range
- * CPUs and nodes claim nothing (false, -EBUSY); where the C functions would
- * retry forever (a failed claim works on other masks than those searched: a
- * node's pick without SCX_IDLE_STATE_PER_NODE, or a @topo->cpu_node entry
- * that lags the masks), the Rust ones return -EBUSY after as many such
- * failures as there are CPUs; a NULL @topo, @cpus_allowed or @cursor claims
- * nothing. sched_rust_idle_build_node_order() returns false for a NULL
- * pointer.
+ * idle_pick.h), on the idle masks of @topo, with the system's state in
+ * @state (SCX_IDLE_STATE_*). As idle.c, they read cpu_smt_mask(),
+ * cpu_to_node(), node_distance() and the online nodes when they need them,
+ * and rotate with cpumask_any_and_distribute(): for the same state, the
+ * same answer as idle.c. Out of idle.c's contract, and checked only on the
+ * Rust side: out-of-range CPUs and nodes claim nothing (false, -EBUSY), and
+ * so does a NULL @topo or @cpus_allowed.
  */
 bool sched_rust_idle_test_and_clear_cpu(const struct scx_idle_topo *topo,
 					int cpu, unsigned int state);
 s32 sched_rust_idle_pick_in_node(const struct scx_idle_topo *topo,
 				 const unsigned long *cpus_allowed, int node,
-				 u64 flags, unsigned int state,
-				 unsigned int *cursor);
+				 u64 flags, unsigned int state);
 s32 sched_rust_idle_pick(const struct scx_idle_topo *topo,
 			 const unsigned long *cpus_allowed, int node, u64 flags,
-			 unsigned int state, unsigned int *cursor);
+			 unsigned int state);
+
+/*
+ * The same on a described machine @m, rotating with @m->cursor; built only
+ * for the KUnit suites, the benchmark and the shadow check
+ * (CONFIG_SCHED_RUST_KUNIT_TEST, _BENCH, _SHADOW_CHECK). Only input within idle.c's contract may come
+ * here: a failed claim must work on the masks searched, or the pick, as
+ * idle.c's, retries forever. sched_rust_idle_build_node_order() fills a
+ * machine's @node_order from its @distance; false for a NULL pointer.
+ */
+bool sched_rust_idle_machine_test_and_clear_cpu(const struct scx_idle_machine *m,
+						int cpu, unsigned int state);
+s32 sched_rust_idle_machine_pick_in_node(const struct scx_idle_machine *m,
+					 const unsigned long *cpus_allowed,
+					 int node, u64 flags, unsigned int state);
+s32 sched_rust_idle_machine_pick(const struct scx_idle_machine *m,
+				 const unsigned long *cpus_allowed, int node,
+				 u64 flags, unsigned int state);
 bool sched_rust_idle_build_node_order(const unsigned int *distance,
 				      unsigned int nr_nodes, u16 *order);
 

@@ -16,7 +16,6 @@
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/init.h>
-#include <linux/nodemask.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -28,13 +27,18 @@
 #ifdef CONFIG_SCHED_RUST_ASYM_FIT
 #include "asym_fit.h"
 #endif
+#ifdef CONFIG_SCHED_RUST_IDLE_PICK
+#include "idle_pick_machine.h"
+#endif
 
 enum shadow_helper {
 	SHADOW_SELECT_IDLE_CAPACITY,
 	SHADOW_ASYM_FITS_CPU,
 	SHADOW_UTIL_FITS_CPU,
 	SHADOW_STEAL_SEARCH,
-	SHADOW_NODE_ORDER,
+	SHADOW_IDLE_CLAIM,
+	SHADOW_IDLE_PICK_IN_NODE,
+	SHADOW_IDLE_PICK,
 	SHADOW_NR_HELPERS,
 };
 
@@ -43,7 +47,9 @@ static const char * const shadow_helper_names[SHADOW_NR_HELPERS] = {
 	[SHADOW_ASYM_FITS_CPU]		= "asym_fits_cpu",
 	[SHADOW_UTIL_FITS_CPU]		= "util_fits_cpu",
 	[SHADOW_STEAL_SEARCH]		= "steal_search",
-	[SHADOW_NODE_ORDER]		= "node_order",
+	[SHADOW_IDLE_CLAIM]		= "idle_claim",
+	[SHADOW_IDLE_PICK_IN_NODE]	= "idle_pick_in_node",
+	[SHADOW_IDLE_PICK]		= "idle_pick",
 };
 
 /* Per helper, per implementation the call site used (C, Rust). */
@@ -186,10 +192,8 @@ void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
 	int c_cpu, rust_cpu;
 	bool differs;
 
-	/* select_idle_capacity()'s budget, before it calls the scan. */
-	if (scan->sis_util)
-		nr = scan->nr_idle_scan + 1;
-	if (nr == 1)
+	/* select_idle_capacity()'s budget (fair.c's), then its scan. */
+	if (!asym_sis_util_budget(scan->sis_util ? &scan->nr_idle_scan : NULL, &nr))
 		c_cpu = -1;
 	else
 		c_cpu = __select_idle_capacity(&asym_shadow_ops, &ctx, scan->cpus,
@@ -319,37 +323,257 @@ void sched_rust_shadow_steal_search(const struct sparsemask *overload,
 #endif /* CONFIG_SCHED_RUST_STEAL */
 
 #ifdef CONFIG_SCHED_RUST_IDLE_PICK
-void sched_rust_shadow_node_order(const struct scx_idle_topo *topo, bool rust)
+/*
+ * The idle picks of sched_ext. A pick reads the idle masks of every node,
+ * which at 8192 CPUs and 64 nodes are 130 KB, so there is one set of copies
+ * for the whole system rather than one per CPU, taken with a trylock: a
+ * pick that finds it taken (another CPU's shadow runs) is counted as
+ * skipped. Both implementations run on the copies as on a described machine
+ * (idle_pick_machine.h for C, sched_rust_idle_machine_*() for Rust), with
+ * the topology read at the call and this CPU's rotation cursor, which
+ * lib/cpumask.c keeps to itself: it is read by moving it and moved back.
+ */
+struct idle_shadow {
+	raw_spinlock_t lock;
+	/* [0]: C's copy, [1]: Rust's */
+	struct scx_idle_machine mach[2];
+	struct scx_idle_masks *nodes[2];	/* [nr_node_ids], set per call */
+	unsigned int cursor[2];
+	/* [2][nr_node_ids + 1][cpu, smt]: cpumask_size() each */
+	unsigned long *masks;
+	const unsigned long **siblings;		/* [nr_cpu_ids] */
+	int *cpu_node;				/* [nr_cpu_ids] */
+	unsigned int *distance;			/* [nr_node_ids^2] */
+	struct cpumask *allowed, *all;
+	nodemask_t online, unvisited;
+};
+
+static struct idle_shadow *idle_shadow;
+
+static unsigned long *idle_shadow_mask(struct idle_shadow *s, int copy, int set, bool smt)
 {
-	unsigned int nr = topo->nr_nodes, from, i;
-
-	for (from = 0; from < nr; from++) {
-		const u16 *row = &topo->node_order[from * nr];
-		nodemask_t unvisited = NODE_MASK_NONE;
-		bool differs = false;
-		int node = 0;
-
-		for (i = 0; i < nr; i++)
-			node_set(i, unvisited);
-		for (i = 0; i < nr; i++) {
-#ifdef CONFIG_NUMA
-			/* As for_each_node_numadist() takes the next node. */
-			node = nearest_node_nodemask(from, &unvisited);
-#else
-			node = first_node(unvisited);
-#endif
-			if (node >= MAX_NUMNODES || node != row[i]) {
-				differs = true;
-				break;
-			}
-			node_clear(node, unvisited);
-		}
-		shadow_count(SHADOW_NODE_ORDER, rust, differs);
-		WARN_ONCE(differs,
-			  "sched_rust shadow: node order from node %u: C visits node %d at step %u, Rust node %u\n",
-			  from, node, i, i < nr ? row[i] : 0);
-	}
+	return s->masks + ((copy * (nr_node_ids + 1) + set) * 2 + smt) *
+			  (cpumask_size() / sizeof(long));
 }
+
+static void idle_shadow_copy_bits(unsigned long *dst, const unsigned long *src,
+				  unsigned int nbits)
+{
+	unsigned int i;
+
+	/* Other CPUs write the masks meanwhile: word by word, each whole. */
+	for (i = 0; i < BITS_TO_LONGS(nbits); i++)
+		dst[i] = READ_ONCE(src[i]);
+}
+
+/*
+ * This CPU's cursor of cpumask_any_and_distribute(): a call on every CPU
+ * returns the one after it (wrapping to 0), and a call on that CPU alone
+ * puts it back. Interrupts are off, so nothing else moves it meanwhile.
+ */
+static unsigned int idle_shadow_cursor(struct idle_shadow *s)
+{
+	unsigned int next = cpumask_any_and_distribute(s->all, s->all);
+	unsigned int prev = next == 0 || next >= nr_cpu_ids ? nr_cpu_ids - 1 : next - 1;
+
+	cpumask_any_and_distribute(cpumask_of(prev), cpumask_of(prev));
+	return prev;
+}
+
+/* The state a pick reads, into both copies; the machine tables live. */
+static void idle_shadow_snapshot(struct idle_shadow *s, const struct scx_idle_topo *topo,
+				 const struct cpumask *cpus_allowed)
+{
+	unsigned int words = BITS_TO_LONGS(nr_cpu_ids);
+	int cpu, node, to, copy;
+
+	for (node = 0; node < nr_node_ids; node++) {
+		const struct scx_idle_masks *live = &topo->nodes[node];
+
+		/* A node that is not possible has no masks, in the copies too. */
+		for (copy = 0; copy < 2; copy++)
+			s->nodes[copy][node] = live->cpu ? (struct scx_idle_masks) {
+				idle_shadow_mask(s, copy, node, false),
+				idle_shadow_mask(s, copy, node, true),
+			} : (struct scx_idle_masks) {};
+		if (!live->cpu)
+			continue;
+		idle_shadow_copy_bits(idle_shadow_mask(s, 0, node, false), live->cpu, nr_cpu_ids);
+		idle_shadow_copy_bits(idle_shadow_mask(s, 0, node, true), live->smt, nr_cpu_ids);
+	}
+	idle_shadow_copy_bits(idle_shadow_mask(s, 0, nr_node_ids, false), topo->global.cpu,
+			      nr_cpu_ids);
+	idle_shadow_copy_bits(idle_shadow_mask(s, 0, nr_node_ids, true), topo->global.smt,
+			      nr_cpu_ids);
+	memcpy(idle_shadow_mask(s, 1, 0, false), idle_shadow_mask(s, 0, 0, false),
+	       (nr_node_ids + 1) * 2 * words * sizeof(long));
+	if (cpus_allowed)
+		idle_shadow_copy_bits(cpumask_bits(s->allowed), cpumask_bits(cpus_allowed),
+				      nr_cpu_ids);
+	idle_shadow_copy_bits(nodes_addr(s->online), nodes_addr(node_states[N_ONLINE]),
+			      MAX_NUMNODES);
+	for_each_possible_cpu(cpu) {
+		s->siblings[cpu] = cpumask_bits(cpu_smt_mask(cpu));
+		s->cpu_node[cpu] = cpu_to_node(cpu);
+	}
+	for (node = 0; node < nr_node_ids; node++)
+		for (to = 0; to < nr_node_ids; to++)
+			s->distance[node * nr_node_ids + to] = node_distance(node, to);
+	for (copy = 0; copy < 2; copy++)
+		s->cursor[copy] = s->cursor[0];
+}
+
+static bool idle_shadow_masks_equal(struct idle_shadow *s)
+{
+	size_t bytes = (nr_node_ids + 1) * 2 * BITS_TO_LONGS(nr_cpu_ids) * sizeof(long);
+
+	return !memcmp(idle_shadow_mask(s, 0, 0, false), idle_shadow_mask(s, 1, 0, false),
+		       bytes);
+}
+
+/*
+ * @kind: SHADOW_IDLE_CLAIM (of @arg, a CPU), SHADOW_IDLE_PICK_IN_NODE or
+ * SHADOW_IDLE_PICK (from @arg, a node).
+ */
+static void idle_shadow_run(enum shadow_helper kind, const struct scx_idle_topo *topo,
+			    const struct cpumask *cpus_allowed, int arg, u64 flags,
+			    unsigned int state, bool rust)
+{
+	struct idle_shadow *s = READ_ONCE(idle_shadow);
+	struct idle_machine c;
+	unsigned long irq_flags;
+	s32 c_got, rust_got;
+	unsigned int cursor;
+	bool differs;
+
+	if (!s || !topo->nodes) {
+		sched_rust_shadow_skipped();
+		return;
+	}
+	local_irq_save(irq_flags);
+	if (!raw_spin_trylock(&s->lock)) {
+		local_irq_restore(irq_flags);
+		sched_rust_shadow_skipped();
+		return;
+	}
+	s->cursor[0] = cursor = idle_shadow_cursor(s);
+	idle_shadow_snapshot(s, topo, cpus_allowed);
+	c = (struct idle_machine) {
+		.mach = &s->mach[0], .state = state, .unvisited = &s->unvisited,
+	};
+	switch (kind) {
+	case SHADOW_IDLE_CLAIM:
+		c_got = idle_machine_test_and_clear_cpu(&c, arg);
+		rust_got = sched_rust_idle_machine_test_and_clear_cpu(&s->mach[1], arg, state);
+		break;
+	case SHADOW_IDLE_PICK_IN_NODE:
+		c_got = idle_machine_pick_in_node(&c, s->allowed, arg, flags);
+		rust_got = sched_rust_idle_machine_pick_in_node(&s->mach[1],
+								cpumask_bits(s->allowed),
+								arg, flags, state);
+		break;
+	default:
+		c_got = idle_machine_pick(&c, cpumask_bits(s->allowed), arg, flags);
+		rust_got = sched_rust_idle_machine_pick(&s->mach[1], cpumask_bits(s->allowed),
+							arg, flags, state);
+		break;
+	}
+	differs = c_got != rust_got || s->cursor[0] != s->cursor[1] ||
+		  !idle_shadow_masks_equal(s);
+	shadow_count(kind, rust, differs);
+	WARN_ONCE(differs,
+		  "sched_rust shadow: %s(%d flags=%llu state=%u cursor=%u allowed=%*pbl): C %d (cursor %u), Rust %d (cursor %u)%s\n",
+		  shadow_helper_names[kind], arg, flags, state, cursor,
+		  cpumask_pr_args(s->allowed), c_got, s->cursor[0], rust_got, s->cursor[1],
+		  idle_shadow_masks_equal(s) ? "" : ", masks differ");
+	raw_spin_unlock(&s->lock);
+	local_irq_restore(irq_flags);
+}
+
+void sched_rust_shadow_idle_claim(const struct scx_idle_topo *topo, int cpu,
+				  unsigned int state, bool rust)
+{
+	if (cpu < 0 || cpu >= nr_cpu_ids) {
+		sched_rust_shadow_skipped();
+		return;
+	}
+	idle_shadow_run(SHADOW_IDLE_CLAIM, topo, NULL, cpu, 0, state, rust);
+}
+
+void sched_rust_shadow_idle_pick(const struct scx_idle_topo *topo,
+				 const struct cpumask *cpus_allowed, int node, u64 flags,
+				 unsigned int state, bool in_node, bool rust)
+{
+	if (!topo->nodes || node < NUMA_NO_NODE || node >= (int)nr_node_ids ||
+	    (node >= 0 && !topo->nodes[node].cpu)) {
+		sched_rust_shadow_skipped();
+		return;
+	}
+	idle_shadow_run(in_node ? SHADOW_IDLE_PICK_IN_NODE : SHADOW_IDLE_PICK, topo,
+			cpus_allowed, node, flags, state, rust);
+}
+
+/*
+ * The copies of the idle picks, for nr_cpu_ids CPUs and nr_node_ids nodes,
+ * once both are final; picks before this runs are counted as skipped.
+ */
+static int __init idle_shadow_alloc(void)
+{
+	size_t words = cpumask_size() / sizeof(long);
+	struct idle_shadow *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	int copy;
+
+	if (!s)
+		goto fail;
+	raw_spin_lock_init(&s->lock);
+	s->masks = kvcalloc(2 * (nr_node_ids + 1) * 2 * words, sizeof(long), GFP_KERNEL);
+	s->siblings = kvcalloc(nr_cpu_ids, sizeof(*s->siblings), GFP_KERNEL);
+	s->cpu_node = kvcalloc(nr_cpu_ids, sizeof(*s->cpu_node), GFP_KERNEL);
+	s->distance = kvcalloc(nr_node_ids * nr_node_ids, sizeof(*s->distance), GFP_KERNEL);
+	s->allowed = kzalloc(cpumask_size(), GFP_KERNEL);
+	s->all = kzalloc(cpumask_size(), GFP_KERNEL);
+	for (copy = 0; copy < 2; copy++)
+		s->nodes[copy] = kcalloc(nr_node_ids, sizeof(*s->nodes[copy]), GFP_KERNEL);
+	if (!s->masks || !s->siblings || !s->cpu_node || !s->distance || !s->allowed ||
+	    !s->all || !s->nodes[0] || !s->nodes[1])
+		goto fail;
+	bitmap_fill(cpumask_bits(s->all), nr_cpu_ids);
+	for (copy = 0; copy < 2; copy++) {
+		s->mach[copy] = (struct scx_idle_machine) {
+			.topo = {
+				.nr_cpus = nr_cpu_ids,
+				.nr_nodes = nr_node_ids,
+				.global = {
+					idle_shadow_mask(s, copy, nr_node_ids, false),
+					idle_shadow_mask(s, copy, nr_node_ids, true),
+				},
+				.nodes = s->nodes[copy],
+				.online_nodes = nodes_addr(s->online),
+			},
+			.smt_siblings = s->siblings,
+			.cpu_node = s->cpu_node,
+			.distance = s->distance,
+			.cursor = &s->cursor[copy],
+		};
+	}
+	WRITE_ONCE(idle_shadow, s);
+	return 0;
+fail:
+	if (s) {
+		kvfree(s->masks);
+		kvfree(s->siblings);
+		kvfree(s->cpu_node);
+		kvfree(s->distance);
+		kfree(s->allowed);
+		kfree(s->all);
+		kfree(s->nodes[0]);
+		kfree(s->nodes[1]);
+		kfree(s);
+	}
+	pr_warn("sched_rust shadow: no memory for the idle pick copies; idle picks are skipped\n");
+	return 0;
+}
+early_initcall(idle_shadow_alloc);
 #endif /* CONFIG_SCHED_RUST_IDLE_PICK */
 
 static int shadow_show(struct seq_file *m, void *v)

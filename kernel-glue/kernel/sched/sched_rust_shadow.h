@@ -6,8 +6,8 @@
  * have no side effects hand their inputs to the functions below before they
  * make the call: the capacity scan of select_idle_capacity(), the tests of
  * asym_fits_cpu() and util_fits_cpu() (fair.c), the candidate walk of
- * try_steal() (fair.c) and the node order of the sched_ext idle walk
- * (ext/idle.c). Each function runs the C and the Rust implementation on
+ * try_steal() (fair.c) and the idle picks of sched_ext (ext/idle.c). Each
+ * function runs the C and the Rust implementation on
  * those inputs, counts the call under the implementation that the call site
  * uses (its sched feature), and counts and reports (WARN_ONCE(), with the
  * inputs) any difference. /sys/kernel/debug/sched_rust_shadow has the
@@ -26,6 +26,8 @@
 #include <linux/types.h>
 
 #include "sched_rust.h"
+
+struct cpumask;
 
 /* One CPU as the capacity scan sees it: choose_idle_cpu(), and its view. */
 struct asym_shadow_cpu {
@@ -79,11 +81,19 @@ void sched_rust_shadow_steal_search(const struct sparsemask *overload,
 				    int dst_cpu, bool rust);
 
 /*
- * The order in which idle.c's walk visits the nodes from each node
- * (for_each_node_numadist(): nearest_node_nodemask() on the unvisited
- * ones), against the rows of @topo->node_order that the Rust walk follows.
- * One call per row.
+ * sched_ext's idle picks (ext/idle.c): scx_idle_test_and_clear_cpu() of
+ * @cpu, pick_idle_cpu_in_node() (@in_node) or scx_pick_idle_cpu() from
+ * @node, with the system's state in @state (SCX_IDLE_STATE_*), as the call
+ * site is about to make it. idle.c's code (ext/idle_pick.h) and the Rust
+ * picker run on one copy each of the idle masks and @cpus_allowed, from
+ * this CPU's rotation cursor, with the topology read at the call; their
+ * answers, cursors and masks after must be the same. A call that finds
+ * another CPU's check running is counted as skipped.
  */
-void sched_rust_shadow_node_order(const struct scx_idle_topo *topo, bool rust);
+void sched_rust_shadow_idle_claim(const struct scx_idle_topo *topo, int cpu,
+				  unsigned int state, bool rust);
+void sched_rust_shadow_idle_pick(const struct scx_idle_topo *topo,
+				 const struct cpumask *cpus_allowed, int node, u64 flags,
+				 unsigned int state, bool in_node, bool rust);
 
 #endif /* _KERNEL_SCHED_SCHED_RUST_SHADOW_H */

@@ -63,10 +63,11 @@ struct sparsemask {
  * The layout is a contract with the Rust implementation, checked on both
  * sides at build time: here, that a chunk is one cache line and that the
  * chunks start one chunk after the header; in sparsemask_export.rs, that
- * Rust's chunk size, header fields and chunk offset are these. A kernel
- * whose cache lines are not the 64 bytes Rust assumes (s390 has 256) then
- * fails to build with CONFIG_SCHED_RUST_SPARSEMASK, rather than having C
- * and Rust disagree on where an element lives.
+ * Rust's chunk size, header fields and chunk offset are these. Kconfig
+ * offers CONFIG_SCHED_RUST_SPARSEMASK only where cache lines are the 64
+ * bytes Rust assumes (not on s390, which has 256); should that test ever
+ * be wrong, the build fails here rather than having C and Rust disagree
+ * on where an element lives.
  */
 enum { SPARSEMASK_CHUNK_BYTES = sizeof(struct sparsemask_chunk) };
 #ifdef CONFIG_SMP

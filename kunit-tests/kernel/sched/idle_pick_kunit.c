@@ -5,13 +5,18 @@
  * machines: 1 to 32 nodes with random distance tables, 1 to 4 threads per
  * core, SMT on and off, per-node and global masks, offline nodes, and
  * offline CPUs that are not their own SMT sibling. Both read the machine
- * through the view of sched_rust.h: C with the accessors of
- * idle_pick_machine.h, Rust directly.
+ * through struct scx_idle_machine of sched_rust.h: C with the accessors of
+ * idle_pick_machine.h, Rust through its machine exports, which run the
+ * same Rust code as the kernel's picker with the machine's tables in place
+ * of the running system's.
  *
  * Each case builds two identical copies of the idle masks and runs the same
  * picks on them, one copy with the C functions and one with the Rust ones,
  * from the same cursor: both must return the same CPUs, move the cursor
- * alike and leave identical masks. A machine has at most as many CPUs as a
+ * alike and leave identical masks. The machines' rotation is a
+ * transcription of lib/cpumask.c's cpumask_any_and_distribute();
+ * idle_pick_rotation checks it against the real function, whose per-CPU
+ * cursor the kernel's two pickers share. A machine has at most as many CPUs as a
  * struct cpumask of this kernel holds (small_cpumask_bits: 64 in the
  * project's VM, 8 on UML) and at most MAX_NUMNODES nodes (1 without NUMA,
  * where idle.c has no walk across nodes). Input outside idle.c's contract
@@ -55,7 +60,7 @@ struct machine {
 	unsigned long cpu[2][MAX_NODES + 1][WORDS];
 	unsigned long smt[2][MAX_NODES + 1][WORDS];
 	struct scx_idle_masks nodes[2][MAX_NODES];
-	struct scx_idle_topo topo[2];
+	struct scx_idle_machine mach[2];
 	/* scratch of the C walk */
 	nodemask_t unvisited;
 };
@@ -88,14 +93,16 @@ static void machine_views(struct machine *m)
 			m->nodes[c][n].cpu = m->cpu[c][n];
 			m->nodes[c][n].smt = m->smt[c][n];
 		}
-		m->topo[c] = (struct scx_idle_topo) {
-			.nr_cpus = m->nr_cpus,
-			.nr_nodes = m->nr_nodes,
+		m->mach[c] = (struct scx_idle_machine) {
+			.topo = {
+				.nr_cpus = m->nr_cpus,
+				.nr_nodes = m->nr_nodes,
+				.global = { m->cpu[c][MAX_NODES], m->smt[c][MAX_NODES] },
+				.nodes = m->nodes[c],
+				.online_nodes = nodes_addr(m->online),
+			},
 			.smt_siblings = m->sibling_ptrs,
 			.cpu_node = m->cpu_node,
-			.global = { m->cpu[c][MAX_NODES], m->smt[c][MAX_NODES] },
-			.nodes = m->nodes[c],
-			.online_nodes = nodes_addr(m->online),
 			.distance = m->distance,
 			.node_order = m->order,
 		};
@@ -192,10 +199,12 @@ static void pick_both(struct kunit *test, struct machine *m, enum pick_kind kind
 {
 	unsigned int c_cursor = *cursor, rust_cursor = *cursor;
 	struct idle_machine c = {
-		.topo = &m->topo[0], .state = state, .cursor = &c_cursor,
-		.unvisited = &m->unvisited,
+		.mach = &m->mach[0], .state = state, .unvisited = &m->unvisited,
 	};
 	s32 c_got, rust_got;
+
+	m->mach[0].cursor = &c_cursor;
+	m->mach[1].cursor = &rust_cursor;
 
 	switch (kind) {
 	case PICK_ALL_NODES:
@@ -204,17 +213,18 @@ static void pick_both(struct kunit *test, struct machine *m, enum pick_kind kind
 			c_got = idle_machine_pick_cached_order(&c, allowed, node, flags);
 		else
 			c_got = idle_machine_pick(&c, allowed, node, flags);
-		rust_got = sched_rust_idle_pick(&m->topo[1], allowed, node, flags,
-						state, &rust_cursor);
+		rust_got = sched_rust_idle_machine_pick(&m->mach[1], allowed, node,
+							flags, state);
 		break;
 	case PICK_IN_NODE:
 		c_got = idle_machine_pick_in_node(&c, to_cpumask(allowed), node, flags);
-		rust_got = sched_rust_idle_pick_in_node(&m->topo[1], allowed, node,
-							flags, state, &rust_cursor);
+		rust_got = sched_rust_idle_machine_pick_in_node(&m->mach[1], allowed,
+								node, flags, state);
 		break;
 	default:
 		c_got = idle_machine_test_and_clear_cpu(&c, cpu);
-		rust_got = sched_rust_idle_test_and_clear_cpu(&m->topo[1], cpu, state);
+		rust_got = sched_rust_idle_machine_test_and_clear_cpu(&m->mach[1], cpu,
+								      state);
 		break;
 	}
 	KUNIT_ASSERT_EQ_MSG(test, c_got, rust_got,
@@ -224,6 +234,7 @@ static void pick_both(struct kunit *test, struct machine *m, enum pick_kind kind
 	KUNIT_ASSERT_EQ(test, c_cursor, rust_cursor);
 	KUNIT_ASSERT_TRUE_MSG(test, masks_equal(m), "masks differ after kind %d", kind);
 	*cursor = c_cursor;
+	m->mach[0].cursor = m->mach[1].cursor = NULL;
 }
 
 /* An allowed mask: everything, nothing, random bits, or whole nodes only. */
@@ -267,7 +278,8 @@ static void idle_pick_random(struct kunit *test)
 		unsigned int threads = 1 + rand_below(min(4U, max_cpus() / nodes));
 		unsigned int max_cores = max_cpus() / (nodes * threads);
 		unsigned int cores = 1 + rand_below(min(max_cores, 4U));
-		unsigned int cursor = rand_below(nodes * cores * threads + 2);
+		/* As lib/cpumask.c's, the cursor is always a CPU id. */
+		unsigned int cursor = rand_below(nodes * cores * threads);
 
 		machine_build(test, m, nodes, cores, threads, rand_below(101));
 		/* Several picks on the same masks: claims change them. */
@@ -287,6 +299,59 @@ static void idle_pick_random(struct kunit *test)
 		}
 	}
 	kunit_info(test, "%u random picks on %u machines agree", cases, RANDOM_CASES);
+}
+
+/*
+ * The machines' rotation against lib/cpumask.c's: on random masks of this
+ * system's CPUs, from a random cursor, idle_machine_distribute() (which the
+ * C picks on machines use, and which the Rust picks match in the cases
+ * above) returns what cpumask_any_and_distribute() returns, three times in
+ * a row, so it also moves its cursor alike. The real cursor is this CPU's:
+ * a call on a mask of one CPU sets it, and interrupts are off meanwhile so
+ * that nothing else on this CPU moves it.
+ */
+static void idle_pick_rotation(struct kunit *test)
+{
+	cpumask_var_t a, b;
+	unsigned int i, k, cpu, checks = 0;
+	unsigned long flags;
+
+	KUNIT_ASSERT_TRUE(test, zalloc_cpumask_var(&a, GFP_KERNEL));
+	if (!zalloc_cpumask_var(&b, GFP_KERNEL)) {
+		free_cpumask_var(a);
+		KUNIT_FAIL(test, "no memory");
+		return;
+	}
+	prandom_seed_state(&rnd, 0xc0de);
+	for (i = 0; i < 2000; i++) {
+		unsigned int cursor = rand_below(nr_cpu_ids), want = 0, got = 0;
+		bool same = true;
+
+		cpumask_clear(a);
+		cpumask_clear(b);
+		for_each_possible_cpu(cpu) {
+			if (rand_below(3))
+				__cpumask_set_cpu(cpu, a);
+			if (rand_below(4))
+				__cpumask_set_cpu(cpu, b);
+		}
+		local_irq_save(flags);
+		if (cpumask_any_and_distribute(cpumask_of(cursor), cpumask_of(cursor)) != cursor)
+			same = false;
+		for (k = 0; k < 3 && same; k++) {
+			want = cpumask_any_and_distribute(a, b);
+			got = idle_machine_distribute(nr_cpu_ids, &cursor, a, b);
+			same = (want >= nr_cpu_ids && got >= nr_cpu_ids) || want == got;
+		}
+		local_irq_restore(flags);
+		KUNIT_ASSERT_TRUE_MSG(test, same,
+				      "call %u: cpumask_any_and_distribute() %u, the machines' %u (%*pbl & %*pbl)",
+				      k, want, got, cpumask_pr_args(a), cpumask_pr_args(b));
+		checks += k;
+	}
+	free_cpumask_var(a);
+	free_cpumask_var(b);
+	kunit_info(test, "%u rotations on %u CPUs match lib/cpumask.c's", checks, nr_cpu_ids);
 }
 
 #ifdef CONFIG_NUMA
@@ -397,9 +462,6 @@ static void idle_pick_edges(struct kunit *test)
 	/* The global masks, SMT off: any CPU, and never another node walk. */
 	bitmap_fill(allowed, m->nr_cpus);
 	pick_both(test, m, PICK_ALL_NODES, allowed, NUMA_NO_NODE, 0, 0, &cursor, 0);
-	/* A cursor past the last CPU starts from 0. */
-	cursor = 1000;
-	pick_both(test, m, PICK_ALL_NODES, allowed, NUMA_NO_NODE, 0, 0, &cursor, 0);
 	cursor = 0;
 
 	/*
@@ -409,20 +471,27 @@ static void idle_pick_edges(struct kunit *test)
 	 */
 	memcpy(m->cpu[0], m->cpu[1], sizeof(m->cpu[0]));
 	memcpy(m->smt[0], m->smt[1], sizeof(m->smt[0]));
-	KUNIT_EXPECT_EQ(test, sched_rust_idle_pick(&m->topo[1], allowed, -2, 0, smt_node,
-						   &cursor), -EBUSY);
-	KUNIT_EXPECT_EQ(test, sched_rust_idle_pick_in_node(&m->topo[1], allowed, 3, 0,
-							   smt_node, &cursor), -EBUSY);
-	KUNIT_EXPECT_FALSE(test, sched_rust_idle_test_and_clear_cpu(&m->topo[1], -1, smt_node));
-	KUNIT_EXPECT_FALSE(test, sched_rust_idle_test_and_clear_cpu(&m->topo[1], 8, smt_node));
+	m->mach[1].cursor = &cursor;
+	KUNIT_EXPECT_EQ(test, sched_rust_idle_machine_pick(&m->mach[1], allowed, -2, 0,
+							   smt_node), -EBUSY);
+	KUNIT_EXPECT_EQ(test, sched_rust_idle_machine_pick_in_node(&m->mach[1], allowed, 3,
+								   0, smt_node), -EBUSY);
+	KUNIT_EXPECT_FALSE(test, sched_rust_idle_machine_test_and_clear_cpu(&m->mach[1], -1,
+									    smt_node));
+	KUNIT_EXPECT_FALSE(test, sched_rust_idle_machine_test_and_clear_cpu(&m->mach[1], 8,
+									    smt_node));
+	m->mach[1].cursor = NULL;
 	KUNIT_EXPECT_EQ(test, cursor, 0);
 	KUNIT_EXPECT_TRUE(test, masks_equal(m));
 }
 
 /*
  * Input idle.c's callers do not produce, where Rust must still do what the C
- * picker does (or end where it would spin): a start node without masks, a
- * CPU of no node, and claims that work on other masks than those searched.
+ * picker does, or at least nothing unsafe: a start node without masks, and
+ * a CPU of no node. (Claims that work on other masks than those searched,
+ * a node's pick without per-node tracking or a CPU in another node's masks,
+ * make idle.c's loop retry forever; the Rust picker, a drop-in, does too, so
+ * neither is run here: sched_rust.h keeps them out of the contract.)
  */
 static void idle_pick_odd_input(struct kunit *test)
 {
@@ -431,52 +500,31 @@ static void idle_pick_odd_input(struct kunit *test)
 	const unsigned int smt_node = SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE;
 	unsigned int cursor = 0;
 
-	bitmap_fill(allowed, m->nr_cpus);
-
 	/*
 	 * Rust alone: a start node without masks (not possible), which idle.c
-	 * would dereference: -EBUSY, no walk to the others.
+	 * would dereference, has no idle CPU; the walk goes on to the other
+	 * nodes, where none of the allowed CPUs (node 1's) is: -EBUSY, and
+	 * nothing written.
 	 */
+	bitmap_zero(allowed, MAX_CPUS);
+	__set_bit(4, allowed);
+	__set_bit(5, allowed);
 	m->nodes[1][1] = (struct scx_idle_masks) {};
-	KUNIT_EXPECT_EQ(test, sched_rust_idle_pick(&m->topo[1], allowed, 1, 0, smt_node,
-						   &cursor), -EBUSY);
+	m->mach[1].cursor = &cursor;
+	KUNIT_EXPECT_EQ(test, sched_rust_idle_machine_pick(&m->mach[1], allowed, 1, 0,
+							   smt_node), -EBUSY);
+	m->mach[1].cursor = NULL;
+	KUNIT_EXPECT_EQ(test, cursor, 0);
 	KUNIT_EXPECT_TRUE(test, masks_equal(m));
 	machine_views(m);
 
 	/* A CPU of no node (NUMA_NO_NODE) is claimed in the global masks. */
+	bitmap_fill(allowed, m->nr_cpus);
 	m->cpu_node[5] = NUMA_NO_NODE;
 	pick_both(test, m, PICK_CLAIM, allowed, 0, 0, smt_node, &cursor, 5);
 	KUNIT_EXPECT_FALSE(test, test_bit(5, m->cpu[1][MAX_NODES]));
 	KUNIT_EXPECT_TRUE(test, test_bit(5, m->cpu[1][1]));
 	m->cpu_node[5] = 1;
-
-	/*
-	 * Rust alone from here: idle.c would retry forever. CPU 2 is in node
-	 * 0's masks, but its node is 1 (cpu_node lagging the masks), whose
-	 * masks do not have it: a pick in node 0 allowed CPU 2 alone ends.
-	 */
-	m->cpu_node[2] = 1;
-	__clear_bit(2, m->cpu[1][1]);
-	__clear_bit(2, m->smt[1][1]);
-	bitmap_zero(allowed, MAX_CPUS);
-	__set_bit(2, allowed);
-	KUNIT_EXPECT_EQ(test, sched_rust_idle_pick_in_node(&m->topo[1], allowed, 0, 0,
-							   smt_node, &cursor), -EBUSY);
-	m->cpu_node[2] = 0;
-
-	/*
-	 * A node's pick without per-node tracking: the claims work on the
-	 * global masks, where CPU 7 alone is idle. It is claimed as idle.c
-	 * would; then node 2's other CPUs fail their claims, and the pick ends.
-	 */
-	bitmap_zero(m->cpu[1][MAX_NODES], MAX_CPUS);
-	bitmap_zero(m->smt[1][MAX_NODES], MAX_CPUS);
-	__set_bit(7, m->cpu[1][MAX_NODES]);
-	bitmap_fill(allowed, m->nr_cpus);
-	KUNIT_EXPECT_EQ(test, sched_rust_idle_pick_in_node(&m->topo[1], allowed, 2, 0,
-							   SCX_IDLE_STATE_SMT_ACTIVE, &cursor), 7);
-	KUNIT_EXPECT_EQ(test, sched_rust_idle_pick(&m->topo[1], allowed, 2, 0,
-						   SCX_IDLE_STATE_SMT_ACTIVE, &cursor), -EBUSY);
 }
 #endif /* CONFIG_NUMA */
 
@@ -558,13 +606,16 @@ static int race_fn(void *arg)
 	struct racer *r = arg;
 	struct race *race = r->race;
 	const unsigned int state = SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE;
-	unsigned int cursor = r->id * 61;
+	/* Each picker its own cursor, as each CPU has; one set of masks. */
+	unsigned int cursor = r->id * 61 % race->m->nr_cpus;
+	struct scx_idle_machine mach = race->m->mach[0];
 	struct idle_machine c = {
-		.topo = &race->m->topo[0], .state = state, .cursor = &cursor,
-		.unvisited = &r->unvisited,
+		.mach = &mach, .state = state, .unvisited = &r->unvisited,
 	};
 	int node = (r->id / 2) % race->m->nr_nodes;
 	s32 cpu;
+
+	mach.cursor = &cursor;
 
 	/*
 	 * Yield while waiting: with fewer CPUs than pickers (UML), spinning
@@ -575,8 +626,8 @@ static int race_fn(void *arg)
 	for (;;) {
 		/* Odd threads pick in Rust, even ones in C; two per node. */
 		if (r->id & 1)
-			cpu = sched_rust_idle_pick(&race->m->topo[0], race->allowed,
-						   node, 0, state, &cursor);
+			cpu = sched_rust_idle_machine_pick(&mach, race->allowed, node, 0,
+							   state);
 		else
 			cpu = idle_machine_pick(&c, race->allowed, node, 0);
 		if (cpu < 0)
@@ -717,6 +768,7 @@ static void idle_pick_concurrent_reset(struct kunit *test)
 
 static struct kunit_case idle_pick_cases[] = {
 #ifdef CONFIG_NUMA
+	KUNIT_CASE(idle_pick_rotation),
 	KUNIT_CASE(idle_pick_edges),
 	KUNIT_CASE(idle_pick_odd_input),
 #endif

@@ -4,11 +4,13 @@
  *
  * The bodies of sched_ext's idle CPU pickers (ext/idle_pick.h) read the
  * system through a table of accessors. The tests and benchmarks run them on
- * machines that are not the running one, described by the same struct
- * scx_idle_topo that the Rust picker reads (sched_rust.h), with the state
- * of the system (SCX_IDLE_STATE_*) and a rotation cursor of their own: the
- * rotation of cpumask_any_and_distribute() over the machine's CPUs, as the
- * Rust picker's, rather than lib/cpumask.c's per-CPU one.
+ * machines that are not the running one, described by the struct
+ * scx_idle_machine that the Rust picker's machine exports read
+ * (sched_rust.h), with the state of the system (SCX_IDLE_STATE_*). The
+ * machine's rotation is cpumask_any_and_distribute()'s, transcribed over
+ * the machine's CPUs and its own cursor, which stands for lib/cpumask.c's
+ * per-CPU one (the KUnit suite checks the transcription against the real
+ * function on the running system).
  *
  * A machine has at most as many CPUs as a struct cpumask of the kernel
  * holds (small_cpumask_bits) and at most MAX_NUMNODES nodes, and its
@@ -24,9 +26,8 @@
 #include "sched_rust.h"
 
 struct idle_machine {
-	const struct scx_idle_topo *topo;
+	const struct scx_idle_machine *mach;
 	unsigned int state;		/* SCX_IDLE_STATE_* */
-	unsigned int *cursor;		/* the rotation's last CPU */
 	nodemask_t *unvisited;		/* scratch of the walk across nodes */
 };
 
@@ -37,7 +38,7 @@ static inline struct idle_machine *idle_machine(void *ctx)
 
 static inline const struct scx_idle_masks *idle_machine_masks(void *ctx, int node)
 {
-	const struct scx_idle_topo *topo = idle_machine(ctx)->topo;
+	const struct scx_idle_topo *topo = &idle_machine(ctx)->mach->topo;
 
 	return node == NUMA_NO_NODE ? &topo->global : &topo->nodes[node];
 }
@@ -49,14 +50,14 @@ static inline bool idle_machine_smt_active(void *ctx)
 
 static inline unsigned int idle_machine_nr_cpu_ids(void *ctx)
 {
-	return idle_machine(ctx)->topo->nr_cpus;
+	return idle_machine(ctx)->mach->topo.nr_cpus;
 }
 
 static inline int idle_machine_cpu_node(void *ctx, int cpu)
 {
 	if (!(idle_machine(ctx)->state & SCX_IDLE_STATE_PER_NODE))
 		return NUMA_NO_NODE;
-	return READ_ONCE(idle_machine(ctx)->topo->cpu_node[cpu]);
+	return READ_ONCE(idle_machine(ctx)->mach->cpu_node[cpu]);
 }
 
 static inline struct cpumask *idle_machine_cpus(void *ctx, int node)
@@ -71,39 +72,52 @@ static inline struct cpumask *idle_machine_smts(void *ctx, int node)
 
 static inline const struct cpumask *idle_machine_smt_mask(void *ctx, int cpu)
 {
-	return to_cpumask(READ_ONCE(idle_machine(ctx)->topo->smt_siblings[cpu]));
+	return to_cpumask(READ_ONCE(idle_machine(ctx)->mach->smt_siblings[cpu]));
 }
 
-/* cpumask_any_and_distribute() over the machine's CPUs, from its cursor. */
+/*
+ * cpumask_any_and_distribute() of lib/cpumask.c over the machine's CPUs,
+ * with the machine's cursor for distribute_cpu_mask_prev: the same lines.
+ */
+static inline unsigned int idle_machine_distribute(unsigned int nr, unsigned int *cursor,
+						   const struct cpumask *src1p,
+						   const struct cpumask *src2p)
+{
+	unsigned int next, prev;
+
+	/* NOTE: our first selection will skip 0. */
+	prev = READ_ONCE(*cursor);
+
+	next = find_next_and_bit_wrap(cpumask_bits(src1p), cpumask_bits(src2p),
+				      nr, prev + 1);
+	if (next < nr)
+		WRITE_ONCE(*cursor, next);
+	return next;
+}
+
 static inline unsigned int idle_machine_any_and_distribute(void *ctx,
 							   const struct cpumask *src1p,
 							   const struct cpumask *src2p)
 {
-	struct idle_machine *m = ctx;
-	unsigned int nr = m->topo->nr_cpus, prev = READ_ONCE(*m->cursor), next;
+	const struct scx_idle_machine *mach = idle_machine(ctx)->mach;
 
-	next = find_next_and_bit_wrap(cpumask_bits(src1p), cpumask_bits(src2p), nr,
-				      prev + 1 < nr ? prev + 1 : 0);
-	if (next < nr)
-		WRITE_ONCE(*m->cursor, next);
-	return next;
+	return idle_machine_distribute(mach->topo.nr_cpus, mach->cursor, src1p, src2p);
 }
 
 static inline const nodemask_t *idle_machine_online_nodes(void *ctx)
 {
 	/* online_nodes points to the bits of a nodemask_t (see above) */
-	return (const nodemask_t *)idle_machine(ctx)->topo->online_nodes;
+	return (const nodemask_t *)idle_machine(ctx)->mach->topo.online_nodes;
 }
 
 /* nearest_node_nodemask() over the machine's distances. */
 static inline int idle_machine_nearest_node(void *ctx, int node, nodemask_t *mask)
 {
-	const struct scx_idle_topo *topo = idle_machine(ctx)->topo;
-	unsigned int dist, min_dist = UINT_MAX;
-	int n, closest = MAX_NUMNODES;
+	const struct scx_idle_machine *mach = idle_machine(ctx)->mach;
+	int n, dist, min_dist = INT_MAX, closest = MAX_NUMNODES;
 
 	for_each_node_mask(n, *mask) {
-		dist = topo->distance[node * topo->nr_nodes + n];
+		dist = mach->distance[node * mach->topo.nr_nodes + n];
 		if (dist < min_dist) {
 			min_dist = dist;
 			closest = n;
@@ -158,7 +172,7 @@ static inline s32 idle_machine_pick(struct idle_machine *m, const unsigned long 
 
 /*
  * scx_pick_idle_cpu() on the machine, but walking the other nodes in the
- * order of @m->topo->node_order (every node, nearest first, ties by node
+ * order of @m->mach->node_order (every node, nearest first, ties by node
  * id; offline nodes skipped) instead of searching for the nearest unvisited
  * node at each step: the algorithm of the Rust picker, in C, over idle.c's
  * own pick_idle_cpu_in_node(). It visits the nodes in the order that
@@ -172,7 +186,8 @@ static inline s32 idle_machine_pick_cached_order(struct idle_machine *m,
 						 const unsigned long *allowed,
 						 int node, u64 flags)
 {
-	const struct scx_idle_topo *topo = m->topo;
+	const struct scx_idle_machine *mach = m->mach;
+	const struct scx_idle_topo *topo = &mach->topo;
 	const struct cpumask *cpus_allowed = to_cpumask(allowed);
 	const u16 *row;
 	unsigned int i;
@@ -182,7 +197,7 @@ static inline s32 idle_machine_pick_cached_order(struct idle_machine *m,
 	if (cpu >= 0 || node == NUMA_NO_NODE || flags & SCX_PICK_IDLE_IN_NODE)
 		return cpu;
 
-	row = &topo->node_order[node * topo->nr_nodes];
+	row = &mach->node_order[node * topo->nr_nodes];
 	for (i = 0; i < topo->nr_nodes; i++) {
 		int n = row[i];
 

@@ -11,7 +11,7 @@
  *    (idle_pick_machine.h), as the KUnit suite runs them;
  *  - the capacity fit: fair.c's util_fits_cpu(), asym_fits_cpu() and
  *    select_idle_capacity(), the bodies of kernel/sched/asym_fit.h, with
- *    select_idle_capacity()'s SIS_UTIL budget as fair.c computes it;
+ *    select_idle_capacity()'s SIS_UTIL budget (asym_sis_util_budget(), fair.c's);
  *  - the sparsemask and the steal walk of the steal series
  *    (kernel/sched/sparsemask.h, steal_search.h).
  *
@@ -32,8 +32,9 @@
 
 /* A machine, described as the KUnit suite describes its machines. */
 struct c_idle {
-	struct scx_idle_topo topo;
+	struct scx_idle_machine mach;
 	struct idle_machine machine;
+	/* cpumask_any_and_distribute()'s cursor: 0, then only CPUs < nr_cpus */
 	unsigned int cursor;
 	int cpu_node[NR_CPUS];
 	unsigned long siblings[NR_CPUS][ORACLE_WORDS];
@@ -110,15 +111,17 @@ struct c_idle *c_idle_new(unsigned int nr_cpus, unsigned int nr_nodes,
 		if (i < nr_nodes)
 			m->nodes[i] = (struct scx_idle_masks) { m->cpu[i], m->smt[i] };
 	}
-	m->topo = (struct scx_idle_topo) {
-		.nr_cpus = nr_cpus, .nr_nodes = nr_nodes,
+	m->mach = (struct scx_idle_machine) {
+		.topo = {
+			.nr_cpus = nr_cpus, .nr_nodes = nr_nodes,
+			.global = { m->cpu[nr_nodes], m->smt[nr_nodes] },
+			.nodes = m->nodes, .online_nodes = nodes_addr(m->online),
+		},
 		.smt_siblings = m->sibling_ptrs, .cpu_node = m->cpu_node,
-		.global = { m->cpu[nr_nodes], m->smt[nr_nodes] },
-		.nodes = m->nodes, .online_nodes = nodes_addr(m->online),
-		.distance = m->distance,
+		.distance = m->distance, .cursor = &m->cursor,
 	};
 	m->machine = (struct idle_machine) {
-		.topo = &m->topo, .cursor = &m->cursor, .unvisited = &m->unvisited,
+		.mach = &m->mach, .unvisited = &m->unvisited,
 	};
 	return m;
 }
@@ -139,7 +142,7 @@ int c_idle_pick(struct c_idle *m, const bool *allowed, int node, u64 flags,
 {
 	unsigned long bits[ORACLE_WORDS];
 
-	bools_to_bits(bits, allowed, m->topo.nr_cpus);
+	bools_to_bits(bits, allowed, m->mach.topo.nr_cpus);
 	m->machine.state = state;
 	if (in_node)
 		return idle_machine_pick_in_node(&m->machine, to_cpumask(bits), node, flags);
@@ -256,10 +259,8 @@ int c_asym_scan(const struct c_asym_cpu *cpus, const unsigned long *mask,
 	};
 	int nr = INT_MAX, cpu = -1;
 
-	/* select_idle_capacity()'s budget, as fair.c computes it. */
-	if (sis_util)
-		nr = wrapping_add(int, nr_idle_scan, 1);
-	if (nr != 1)
+	/* select_idle_capacity()'s budget: fair.c's own. */
+	if (asym_sis_util_budget(sis_util ? &nr_idle_scan : NULL, &nr))
 		cpu = __select_idle_capacity(&c_asym_ops, &a, mask, nbits, target, util,
 					     uclamp_min, uclamp_max, nr, has_idle_core);
 	*nr_seen = a.nr_seen;

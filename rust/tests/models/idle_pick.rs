@@ -1,14 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The sched_ext idle picker: a transcription of idle.c's functions over
-//! plain vectors, with the C node walk (`for_each_node_numadist()`: the
-//! nearest unvisited node each time), and a [`Topology`] on those vectors
-//! for the Rust picker.
+//! plain vectors, with lib/cpumask.c's rotation
+//! (`cpumask_any_and_distribute()` over `find_next_and_bit_wrap()`) and the
+//! C node walk (`for_each_node_numadist()`: the nearest unvisited node each
+//! time, `nearest_node_nodemask()`), and a [`Topology`] on those vectors for
+//! the Rust picker.
+//!
+//! idle.c's contract, which every machine and call here must respect (out
+//! of it, idle.c's pick and the Rust one retry forever): a failed claim
+//! works on the masks searched. [`Machine::new`] puts each CPU in the masks
+//! of its own node (and in the global ones), so a pick from a node must run
+//! with [`STATE_PER_NODE`] and a pick of the global masks (node `None`)
+//! without it.
 
 #![allow(clippy::needless_range_loop)] // the model reads like the C it transcribes
 
 use sched_rust_core::idle_pick::{
-    build_node_order, Bits, IdleMasks, Topology, EBUSY, PICK_IDLE_CORE, PICK_IDLE_IN_NODE,
+    distribute, Bits, Cursor, IdleMasks, Topology, EBUSY, PICK_IDLE_CORE, PICK_IDLE_IN_NODE,
     STATE_PER_NODE, STATE_SMT_ACTIVE,
 };
 use sched_rust_core::sync::Word;
@@ -123,23 +132,41 @@ impl Machine {
     }
 }
 
+/// `node_distance(from, to)` of a machine's table, as C's `int`;
+/// `i32::MAX` (never the nearest: `nearest_node_nodemask()` starts from
+/// `INT_MAX` with a strict `<`) for a node out of range.
+pub fn node_distance(m: &Machine, from: u32, to: u32) -> i32 {
+    let (from, to, n) = (from as usize, to as usize, m.nr_nodes);
+    if from >= n || to >= n {
+        return i32::MAX;
+    }
+    i32::try_from(m.distance[from * n + to]).unwrap_or(i32::MAX)
+}
+
+/// The Rust picker's [`Topology`] on a [`Machine`]: the masks as words, and
+/// the rotation of [`distribute`] over a cursor of its own, which stands
+/// for the running CPU's `distribute_cpu_mask_prev`.
 pub struct Topo {
     pub m: Machine,
     pub siblings: Vec<Vec<Word>>,
     pub cpu: Vec<Vec<Word>>,
     pub smt: Vec<Vec<Word>>,
-    pub order: Vec<u16>,
+    /// `m.online`, padded: bits past the last node are set, and the walk
+    /// must never visit them (their distance is `i32::MAX`).
+    pub online: Vec<Word>,
+    /// The rotation's cursor: 0 at first, as the model's; only ever set
+    /// to a CPU below `nr_cpus`.
+    pub cursor: Cursor,
 }
 
 impl Topo {
     pub fn new(m: &Machine) -> Self {
-        let mut order = vec![0u16; m.nr_nodes * m.nr_nodes];
-        assert!(build_node_order(&m.distance, m.nr_nodes as u32, &mut order));
         Topo {
             siblings: m.siblings.iter().map(|s| padded_words(s)).collect(),
             cpu: m.cpu.iter().map(|s| padded_words(s)).collect(),
             smt: m.smt.iter().map(|s| padded_words(s)).collect(),
-            order,
+            online: padded_words(&m.online),
+            cursor: Cursor::new(0),
             m: m.clone(),
         }
     }
@@ -173,14 +200,82 @@ impl Topology for Topo {
             smt: &self.smt[i],
         })
     }
-    fn node_online(&self, node: u32) -> bool {
-        self.m.online.get(node as usize).copied().unwrap_or(false)
+    fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32> {
+        distribute(a, b, self.m.nr_cpus as u32, &self.cursor)
     }
-    fn node_order(&self, node: u32) -> &[u16] {
-        let n = self.m.nr_nodes;
-        self.order
-            .get(node as usize * n..(node as usize + 1) * n)
-            .unwrap_or(&[])
+    fn online_nodes(&self) -> &Bits {
+        &self.online
+    }
+    fn node_distance(&self, from: u32, to: u32) -> i32 {
+        node_distance(&self.m, from, to)
+    }
+}
+
+/// A [`Topology`] shared by several CPUs, seen from one of them: everything
+/// is `inner`'s but the rotation, which has this CPU's cursor, as each CPU
+/// has its own `distribute_cpu_mask_prev`.
+pub struct OnCpu<'a, T> {
+    pub inner: &'a T,
+    pub cursor: Cursor,
+}
+
+impl<'a, T: Topology> OnCpu<'a, T> {
+    /// `cursor` must be below `inner.nr_cpus()`, as a real one always is.
+    pub fn new(inner: &'a T, cursor: u32) -> Self {
+        assert!(cursor < inner.nr_cpus(), "cursor {cursor} out of range");
+        OnCpu {
+            inner,
+            cursor: Cursor::new(cursor),
+        }
+    }
+}
+
+impl<T: Topology> Topology for OnCpu<'_, T> {
+    fn nr_cpus(&self) -> u32 {
+        self.inner.nr_cpus()
+    }
+    fn smt_siblings(&self, cpu: u32) -> Option<&Bits> {
+        self.inner.smt_siblings(cpu)
+    }
+    fn cpu_node(&self, cpu: u32) -> Option<i32> {
+        self.inner.cpu_node(cpu)
+    }
+    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>> {
+        self.inner.masks(node)
+    }
+    fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32> {
+        distribute(a, b, self.inner.nr_cpus(), &self.cursor)
+    }
+    fn online_nodes(&self) -> &Bits {
+        self.inner.online_nodes()
+    }
+    fn node_distance(&self, from: u32, to: u32) -> i32 {
+        self.inner.node_distance(from, to)
+    }
+}
+
+/// `find_next_and_bit()`: the first bit of `a & b` in `[offset, size)`, or
+/// `size`.
+fn find_next_and_bit(a: &[bool], b: &[bool], size: usize, offset: usize) -> usize {
+    (offset..size).find(|&i| a[i] && b[i]).unwrap_or(size)
+}
+
+/// `find_first_and_bit()`: the first bit of `a & b` below `size`, or `size`.
+fn find_first_and_bit(a: &[bool], b: &[bool], size: usize) -> usize {
+    find_next_and_bit(a, b, size, 0)
+}
+
+/// `find_next_and_bit_wrap()` of include/linux/find.h, line for line.
+fn find_next_and_bit_wrap(a: &[bool], b: &[bool], size: usize, offset: usize) -> usize {
+    let bit = find_next_and_bit(a, b, size, offset);
+    if bit < size || offset == 0 {
+        return bit;
+    }
+    let bit = find_first_and_bit(a, b, offset);
+    if bit < offset {
+        bit
+    } else {
+        size
     }
 }
 
@@ -215,41 +310,81 @@ impl Model {
         }
         std::mem::replace(&mut self.m.cpu[i][cpu], false)
     }
-    pub fn distribute(&mut self, mask: &[bool], allowed: &[bool]) -> Option<usize> {
-        let n = self.m.nr_cpus;
-        let start = (self.cursor as usize + 1) % n.max(1);
-        let found = (start..n)
-            .chain(0..start)
-            .find(|&c| mask[c] && allowed[c])?;
-        self.cursor = found as u32;
-        Some(found)
+    /// `cpumask_any_and_distribute()` of lib/cpumask.c over the machine's
+    /// CPUs, line for line, with `self.cursor` for the per-CPU
+    /// `distribute_cpu_mask_prev`: `nr_cpus` or more if `a & b` is empty.
+    /// The cursor is always below `nr_cpus` (it starts at 0 and is set only
+    /// to a CPU found), so `prev + 1` is at most `nr_cpus`.
+    pub fn distribute(&mut self, src1: &[bool], src2: &[bool]) -> usize {
+        let nr = self.m.nr_cpus;
+        let prev = self.cursor as usize;
+        assert!(prev < nr, "cursor {prev} out of range");
+        let next = find_next_and_bit_wrap(src1, src2, nr, prev + 1);
+        if next < nr {
+            self.cursor = next as u32;
+        }
+        next
     }
+    /// `pick_idle_cpu_in_node()`.
     pub fn in_node(&mut self, allowed: &[bool], node: Option<u32>, flags: u64, state: u32) -> i32 {
         let i = self.set(node);
+        let nr = self.m.nr_cpus;
         loop {
-            let mut cpu = None;
-            if state & STATE_SMT_ACTIVE != 0 {
-                let smt = self.m.smt[i].clone();
-                cpu = self.distribute(&smt, allowed);
-                if cpu.is_none() && flags & PICK_IDLE_CORE != 0 {
-                    return -EBUSY;
-                }
-            }
-            let cpu = match cpu {
-                Some(c) => c,
-                None => {
-                    let m = self.m.cpu[i].clone();
-                    match self.distribute(&m, allowed) {
-                        Some(c) => c,
-                        None => return -EBUSY,
+            let cpu = 'found: {
+                if state & STATE_SMT_ACTIVE != 0 {
+                    let smt = self.m.smt[i].clone();
+                    let cpu = self.distribute(&smt, allowed);
+                    if cpu < nr {
+                        break 'found cpu;
+                    }
+                    if flags & PICK_IDLE_CORE != 0 {
+                        return -EBUSY;
                     }
                 }
+                let idle = self.m.cpu[i].clone();
+                let cpu = self.distribute(&idle, allowed);
+                if cpu >= nr {
+                    return -EBUSY;
+                }
+                cpu
             };
             if self.test_and_clear(cpu, state) {
                 return cpu as i32;
             }
         }
     }
+    /// `nearest_node_nodemask()`: `MAX_NUMNODES` (here `usize::MAX`) if
+    /// no node of `mask` is nearer than `INT_MAX`.
+    pub fn nearest_node(&self, node: u32, mask: &[bool]) -> usize {
+        let (mut min_dist, mut min_node) = (i32::MAX, usize::MAX);
+        for n in 0..mask.len() {
+            if mask[n] {
+                let dist = node_distance(&self.m, node, n as u32);
+                if dist < min_dist {
+                    min_dist = dist;
+                    min_node = n;
+                }
+            }
+        }
+        min_node
+    }
+    /// The nodes that `pick_idle_cpu_from_online_nodes()` visits from
+    /// `start`, in order: `for_each_node_numadist()` over the online nodes
+    /// but `start`.
+    pub fn walk(&self, start: u32) -> Vec<u32> {
+        let mut unvisited = self.m.online.clone();
+        unvisited[start as usize] = false;
+        let mut order = Vec::new();
+        loop {
+            let n = self.nearest_node(start, &unvisited);
+            if n >= unvisited.len() {
+                return order;
+            }
+            order.push(n as u32);
+            unvisited[n] = false;
+        }
+    }
+    /// `scx_pick_idle_cpu()`.
     pub fn pick(&mut self, allowed: &[bool], node: Option<u32>, flags: u64, state: u32) -> i32 {
         let cpu = self.in_node(allowed, node, flags, state);
         if cpu >= 0 {
@@ -259,26 +394,20 @@ impl Model {
         if flags & PICK_IDLE_IN_NODE != 0 {
             return -EBUSY;
         }
-        let nn = self.m.nr_nodes;
-        let mut unvisited: Vec<bool> = self.m.online.clone();
+        // pick_idle_cpu_from_online_nodes(): nodes_copy() of the online
+        // nodes, node_clear() of the start, then the walk.
+        let mut unvisited = self.m.online.clone();
         unvisited[start as usize] = false;
-        // for_each_node_numadist(): the nearest unvisited node, lowest id first.
         loop {
-            let mut best: Option<(u32, usize)> = None;
-            for n in 0..nn {
-                if unvisited[n] {
-                    let d = self.m.distance[start as usize * nn + n];
-                    if best.is_none_or(|(bd, _)| d < bd) {
-                        best = Some((d, n));
-                    }
-                }
+            let n = self.nearest_node(start, &unvisited);
+            if n >= unvisited.len() {
+                return -EBUSY;
             }
-            let Some((_, n)) = best else { return -EBUSY };
-            unvisited[n] = false;
             let cpu = self.in_node(allowed, Some(n as u32), flags, state);
             if cpu >= 0 {
                 return cpu;
             }
+            unvisited[n] = false;
         }
     }
 }

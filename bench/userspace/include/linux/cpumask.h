@@ -51,4 +51,25 @@ static __always_inline bool cpumask_test_and_clear_cpu(int cpu, struct cpumask *
 	return test_and_clear_bit(cpu, cpumask_bits(cpumask));
 }
 
+/*
+ * For the Rust idle picker's production path (see rust_helpers.c), which
+ * the replica links but does not benchmark: lib/cpumask.c's
+ * cpumask_any_and_distribute() and kernel/cpu.c's cpu_bit_bitmap, in
+ * shim_lib.c, and cpumask_of() over the latter.
+ */
+unsigned int cpumask_any_and_distribute(const struct cpumask *src1p,
+					const struct cpumask *src2p);
+
+extern const unsigned long cpu_bit_bitmap[BITS_PER_LONG + 1][BITS_TO_LONGS(NR_CPUS)];
+
+static __always_inline const struct cpumask *get_cpu_mask(unsigned int cpu)
+{
+	const unsigned long *p = cpu_bit_bitmap[1 + cpu % BITS_PER_LONG];
+
+	p -= cpu / BITS_PER_LONG;
+	return to_cpumask(p);
+}
+
+#define cpumask_of(cpu)		(get_cpu_mask(cpu))
+
 #endif

@@ -8,11 +8,11 @@
 #define _SHIM_LINUX_NODEMASK_H
 
 #include "../sched_rust_shim.h"
+#include "numa.h"		/* MAX_NUMNODES */
 
 #ifndef CONFIG_NUMA
 #define CONFIG_NUMA		1
 #endif
-#define MAX_NUMNODES		64
 
 typedef struct { DECLARE_BITMAP(bits, MAX_NUMNODES); } nodemask_t;
 

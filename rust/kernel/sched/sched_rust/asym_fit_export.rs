@@ -2,8 +2,8 @@
 
 //! Boundary of the asymmetric capacity fit: fair.c's `select_idle_capacity()`,
 //! `util_fits_cpu()` and `asym_fits_cpu()` over the views of
-//! `kernel/sched/asym_fit.h` (`kernel/sched/asym_fit_model.h` transcribes
-//! them over the same views, for the KUnit suite).
+//! `kernel/sched/asym_fit.h` (whose bodies, fair.c's own, the KUnit suite
+//! also runs over described CPUs).
 //!
 //! The per-CPU inputs stay in the run queues: the scan calls the C
 //! `view` callback once per CPU it reaches, which fills a

@@ -24,25 +24,24 @@
 //! - [`pick_in_node`] picks in one node: a CPU of a wholly idle core first
 //!   when SMT is active (giving up with `-EBUSY` under
 //!   [`PICK_IDLE_CORE`]), then any idle CPU; it retries when another picker
-//!   won the claim. Each failed claim removes the candidate (or its core)
-//!   from the mask it came from, so the retries end; where it cannot (the
-//!   claim works on the masks of the CPU's node, and that is not the node
-//!   searched), idle.c would retry forever, and this picker gives up after
-//!   as many such failures as there are CPUs.
+//!   won the claim, as long as idle.c's loop does. Each failed claim
+//!   removes the candidate (or its core) from the mask it came from, so the
+//!   retries end whenever the claim works on the masks searched, which is
+//!   idle.c's contract.
 //! - [`pick`] searches the start node first, stops there for the global
 //!   masks or under [`PICK_IDLE_IN_NODE`], and otherwise goes on through
-//!   the other online nodes in increasing distance.
+//!   the other online nodes in increasing distance: idle.c's
+//!   `for_each_node_numadist()` walk, the nearest unvisited node each time
+//!   (O(N²) in the number of nodes, as in C).
 //!
-//! Candidates are chosen like `cpumask_any_and_distribute()`: the first CPU
-//! of `mask & allowed` after a cursor, wrapping around, and the cursor moves
-//! to the CPU chosen. The cursor is the picker's own (see [`Cursor`]).
-//!
-//! One improvement over the C walk: C finds each next node by scanning every
-//! unvisited node for the nearest (`for_each_node_numadist()`, O(N²) in the
-//! number of nodes, which idle.c's comment says a cached per-node order would
-//! fix). Here each node has the list of all nodes sorted by distance, built
-//! once by [`build_node_order`], so the walk is O(N). The order is the same:
-//! increasing distance, ties broken by the lower node id.
+//! The picker is a drop-in for idle.c's: for the same state it gives the
+//! same answer and leaves the same masks. Everything it reads of the system
+//! comes from its [`Topology`], which the kernel implements on the live
+//! system (`cpu_smt_mask()`, `cpu_to_node()`, `node_distance()`, the online
+//! nodes) and whose rotation is `cpumask_any_and_distribute()` itself, with
+//! lib/cpumask.c's per-CPU cursor; tests implement it on described machines,
+//! with [`distribute`], a transcription of that function over a cursor of
+//! their own.
 //!
 //! This file uses only `core`: it is compiled into vmlinux through
 //! `kernel/sched/sched_rust.rs`, and into a userspace crate for property
@@ -93,8 +92,8 @@ pub struct IdleMasks<'a> {
     pub smt: &'a Bits,
 }
 
-/// What the picker reads of the machine: the kernel implements it on the C
-/// view `struct scx_idle_topo`, the tests on plain vectors.
+/// What the picker reads of the machine: the kernel implements it on the
+/// running system, the tests on described machines.
 ///
 /// A node is `None` for the global masks (`NUMA_NO_NODE`), `Some(n)` for the
 /// masks of node `n`.
@@ -110,25 +109,31 @@ pub trait Topology {
     fn cpu_node(&self, cpu: u32) -> Option<i32>;
     /// The idle masks of `node`; `None` for a node out of range.
     fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>>;
-    /// Whether `node` is online.
-    fn node_online(&self, node: u32) -> bool;
-    /// Every node, nearest to `node` first: `node` itself, then the others
-    /// by increasing distance, ties by node id (see [`build_node_order`]).
-    /// Empty for a node out of range.
-    fn node_order(&self, node: u32) -> &[u16];
+    /// `cpumask_any_and_distribute(a, b)`: the first CPU of `a & b` after
+    /// the rotation's cursor, wrapping around; the cursor moves to the CPU
+    /// found. `None` if `a & b` has no CPU below [`Topology::nr_cpus`].
+    fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32>;
+    /// The online nodes (`node_states[N_ONLINE]`), one bit per node.
+    fn online_nodes(&self) -> &Bits;
+    /// `node_distance(from, to)`.
+    fn node_distance(&self, from: u32, to: u32) -> i32;
 }
 
-/// The rotating start of the candidate search, as the per-CPU
-/// `distribute_cpu_mask_prev` of `cpumask_any_and_distribute()`: the last CPU
-/// chosen. The search starts after it, so successive picks on one CPU spread
-/// over the idle CPUs.
-///
-/// The picker keeps a cursor of its own rather than sharing lib/cpumask.c's,
-/// which is private to that file and moved by every other user on the CPU:
-/// its choices would depend on unrelated callers, and no test could
-/// reproduce them. The glue passes the current CPU's cursor; an interrupt on
-/// that CPU may pick in between, hence `READ_ONCE()`/`WRITE_ONCE()`.
+/// The rotating start of the candidate search of [`distribute`], as the
+/// per-CPU `distribute_cpu_mask_prev` of `cpumask_any_and_distribute()`: the
+/// last CPU chosen. The kernel's picker uses lib/cpumask.c's own cursor (it
+/// calls `cpumask_any_and_distribute()`); this one is for described machines,
+/// which must not move the running CPU's. An interrupt on the CPU may pick
+/// in between, hence `READ_ONCE()`/`WRITE_ONCE()`.
 pub type Cursor = Word32;
+
+/// The largest node count the walk across nodes handles: `MAX_NUMNODES` at
+/// the largest `NODES_SHIFT` (10) any architecture allows. The kernel's
+/// boundary checks `MAX_NUMNODES` against it when it is built.
+pub const MAX_NODES: usize = 1 << 10;
+
+/// The words of a node bitmap of [`MAX_NODES`] bits.
+const NODE_WORDS: usize = MAX_NODES / usize::BITS as usize;
 
 /// The word of `bit`.
 #[inline]
@@ -211,13 +216,15 @@ fn find_and_from(a: &Bits, b: &Bits, from: u32, nbits: u32) -> Option<u32> {
     None
 }
 
-/// `cpumask_any_and_distribute()` with the picker's cursor: the first CPU of
-/// `a & b` after `*cursor`, wrapping around to the lowest one (which may be
-/// the cursor itself). The cursor moves to the CPU found.
+/// `cpumask_any_and_distribute()` over `nbits` CPUs with `cursor` for
+/// lib/cpumask.c's per-CPU one: the first CPU of `a & b` after `*cursor`,
+/// wrapping around to the lowest one (which may be the cursor itself). The
+/// cursor moves to the CPU found, and stays where it was if there is none.
+/// For the [`Topology`] of a described machine.
 // Always inlined: LLVM's threshold left it a call, which with return
 // thunks costs more than its loop on a small machine.
 #[inline(always)]
-fn any_and_distribute(a: &Bits, b: &Bits, nbits: u32, cursor: &Cursor) -> Option<u32> {
+pub fn distribute(a: &Bits, b: &Bits, nbits: u32, cursor: &Cursor) -> Option<u32> {
     let prev = cursor.read();
     // Searching from `nbits` or beyond is searching from 0, as in C.
     let start = prev.checked_add(1).filter(|&s| s < nbits).unwrap_or(0);
@@ -285,6 +292,11 @@ pub fn test_and_clear_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> bool {
 /// With SMT active, a CPU of a wholly idle core comes first; with
 /// [`PICK_IDLE_CORE`] there is no other choice. Returns the CPU, or
 /// `-EBUSY` if none could be claimed (or `node` is out of range).
+///
+/// As idle.c's, the loop ends when the claims work on the masks of `node`
+/// (idle.c's contract: a CPU is in the masks of its own node, or in the
+/// global ones without per-node tracking): each failed claim removes the
+/// candidate, or its core, from the mask it was found in.
 #[inline]
 pub fn pick_in_node<T: Topology>(
     topo: &T,
@@ -292,59 +304,103 @@ pub fn pick_in_node<T: Topology>(
     node: Option<u32>,
     flags: u64,
     state: u32,
-    cursor: &Cursor,
 ) -> i32 {
     match topo.masks(node) {
-        Some(masks) => pick_in_masks(topo, masks, allowed, node, flags, state, cursor),
+        Some(masks) => pick_in_masks(topo, masks, allowed, flags, state),
         None => -EBUSY,
     }
 }
 
-/// [`pick_in_node`] on `masks`, the masks of `node`.
+/// [`pick_in_node`] on `masks`, the masks of the node searched.
 #[inline]
 fn pick_in_masks<T: Topology>(
     topo: &T,
     masks: IdleMasks<'_>,
     allowed: &Bits,
-    node: Option<u32>,
     flags: u64,
     state: u32,
-    cursor: &Cursor,
 ) -> i32 {
-    let nbits = topo.nr_cpus();
-    // Failed claims of CPUs whose claim works on other masks than `node`'s
-    // (see below), bounded by the CPU count.
-    let mut foreign = 0u32;
     loop {
         let mut cpu = None;
         if state & STATE_SMT_ACTIVE != 0 {
-            cpu = any_and_distribute(masks.smt, allowed, nbits, cursor);
+            cpu = topo.any_and_distribute(masks.smt, allowed);
             if cpu.is_none() && flags & PICK_IDLE_CORE != 0 {
                 return -EBUSY;
             }
         }
-        let Some(cpu) = cpu.or_else(|| any_and_distribute(masks.cpu, allowed, nbits, cursor))
-        else {
+        let Some(cpu) = cpu.or_else(|| topo.any_and_distribute(masks.cpu, allowed)) else {
             return -EBUSY;
         };
         if test_and_clear_cpu(topo, cpu, state) {
             // `cpu < nr_cpus <= i32::MAX` for any real topology.
             return i32::try_from(cpu).unwrap_or(-EBUSY);
         }
-        // A failed claim removed `cpu` (or its core) from the masks the
-        // claim works on. If those are not `node`'s (the CPU's node is not
-        // `node`: a per-node pick without per-node tracking, or `cpu_node`
-        // lagging the masks), `cpu` stays where it was found and idle.c's
-        // loop would find it forever. Go on to the other candidates, as
-        // idle.c does, but after as many such failures as there are CPUs
-        // every candidate left has failed so: give up.
-        if claim_node(topo, cpu, state) != Ok(node) {
-            foreign = foreign.wrapping_add(1);
-            if foreign > nbits {
-                return -EBUSY;
+    }
+}
+
+/// The node of `unvisited` nearest to `from`: `nearest_node_nodemask()`.
+/// The first of the nearest in node order, as C's strict `<` keeps it;
+/// `None` if `unvisited` is empty.
+#[inline]
+fn nearest_node<T: Topology>(topo: &T, from: u32, unvisited: &[usize]) -> Option<u32> {
+    let (mut nearest, mut min_dist) = (None, i32::MAX);
+    for (i, &word) in unvisited.iter().enumerate() {
+        let mut word = word;
+        while word != 0 {
+            // `i < NODE_WORDS`: the node id fits in a `u32`.
+            let node = (i as u32)
+                .wrapping_mul(usize::BITS)
+                .wrapping_add(word.trailing_zeros());
+            let dist = topo.node_distance(from, node);
+            if dist < min_dist {
+                (nearest, min_dist) = (Some(node), dist);
             }
+            word &= word.wrapping_sub(1);
         }
     }
+    nearest
+}
+
+/// Clears `node` in `nodes`.
+#[inline]
+fn clear_node(nodes: &mut [usize], node: u32) {
+    if let Some(w) = nodes.get_mut((node / usize::BITS) as usize) {
+        *w &= !1usize.wrapping_shl(node % usize::BITS);
+    }
+}
+
+/// Searches every online node but `start`, nearest first:
+/// `pick_idle_cpu_from_online_nodes()`. The nodes to visit are copied from
+/// the online nodes when the walk starts, as C copies them into its
+/// per-CPU scratch mask; this one is on the stack ([`MAX_NODES`] bits, 128
+/// bytes), so the walk needs no preemption control.
+#[inline]
+fn pick_from_online_nodes<T: Topology>(
+    topo: &T,
+    allowed: &Bits,
+    start: u32,
+    flags: u64,
+    state: u32,
+) -> i32 {
+    let mut nodes = [0usize; NODE_WORDS];
+    let online = topo.online_nodes();
+    // Only the words the online nodes have: `nr_node_ids` bits, not all of
+    // `MAX_NODES`. Always `Some`: the length is at most `NODE_WORDS`.
+    let Some(unvisited) = nodes.get_mut(..online.len().min(NODE_WORDS)) else {
+        return -EBUSY;
+    };
+    for (dst, src) in unvisited.iter_mut().zip(online) {
+        *dst = src.read();
+    }
+    clear_node(unvisited, start);
+    while let Some(node) = nearest_node(topo, start, unvisited) {
+        let cpu = pick_in_node(topo, allowed, Some(node), flags, state);
+        if cpu >= 0 {
+            return cpu;
+        }
+        clear_node(unvisited, node);
+    }
+    -EBUSY
 }
 
 /// Picks and claims an idle CPU of `allowed`, starting at `node`:
@@ -352,8 +408,7 @@ fn pick_in_masks<T: Topology>(
 ///
 /// Searches `node` first. Stops there for the global masks (`node` is
 /// `None`) or under [`PICK_IDLE_IN_NODE`]; otherwise goes on through the
-/// other online nodes, nearest first. Returns the CPU or `-EBUSY`, at once
-/// for a start node that has no masks (out of range, or not possible).
+/// other online nodes, nearest first. Returns the CPU or `-EBUSY`.
 #[inline]
 pub fn pick<T: Topology>(
     topo: &T,
@@ -361,34 +416,17 @@ pub fn pick<T: Topology>(
     node: Option<u32>,
     flags: u64,
     state: u32,
-    cursor: &Cursor,
 ) -> i32 {
-    // A start node that has no masks has no idle CPU, and the search does
-    // not go on from it, as the C picker's first test.
-    let Some(masks) = topo.masks(node) else {
-        return -EBUSY;
-    };
-    let cpu = pick_in_masks(topo, masks, allowed, node, flags, state, cursor);
+    let cpu = pick_in_node(topo, allowed, node, flags, state);
     if cpu >= 0 {
         return cpu;
     }
-    let Some(start) = node else {
-        return -EBUSY;
-    };
-    if flags & PICK_IDLE_IN_NODE != 0 {
-        return -EBUSY;
-    }
-    for &other in topo.node_order(start) {
-        let other = u32::from(other);
-        if other == start || !topo.node_online(other) {
-            continue;
+    match node {
+        Some(start) if flags & PICK_IDLE_IN_NODE == 0 => {
+            pick_from_online_nodes(topo, allowed, start, flags, state)
         }
-        let cpu = pick_in_node(topo, allowed, Some(other), flags, state, cursor);
-        if cpu >= 0 {
-            return cpu;
-        }
+        _ => -EBUSY,
     }
-    -EBUSY
 }
 
 /// The node at `row[i]`, or 0 past the end (never reached: callers stay

@@ -1,33 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Boundary of the sched_ext idle picker: `struct scx_idle_topo` of
-//! `kernel/sched/sched_rust.h`.
+//! Boundary of the sched_ext idle picker.
 //!
-//! The C view holds raw pointers to the idle masks, the SMT sibling masks
-//! and the node tables; [`View`] reads them for the core in
-//! [`super::idle_pick`]. One call from C runs a whole pick.
+//! The kernel's picker reads the running system as idle.c does: the idle
+//! masks through `struct scx_idle_topo` of `kernel/sched/sched_rust.h`
+//! (pointers set once at boot), and everything else live, through the C
+//! functions idle.c calls: `cpu_smt_mask()`, `cpu_to_node()`,
+//! `node_distance()` and `cpumask_any_and_distribute()`, whose per-CPU
+//! cursor it shares with every other caller on the CPU, as idle.c does.
+//! So for the same state both give the same answer, rotation included, and
+//! no copy of the topology can lag the live one. One call from C runs a
+//! whole pick.
+//!
+//! The tests and benchmarks also run the same core on described machines,
+//! `struct scx_idle_machine` (`Machine`), with a cursor of their own;
+//! those exports are built only with the KUnit suites, the benchmark or the
+//! shadow check.
 
 use super::idle_pick::{
-    build_node_order,
     pick,
     pick_in_node,
     test_and_clear_cpu,
     Bits,
-    Cursor,
     IdleMasks,
     Topology,
     EBUSY,
+    MAX_NODES,
     NUMA_NO_NODE,
     PICK_IDLE_CORE,
     PICK_IDLE_IN_NODE,
     STATE_PER_NODE,
     STATE_SMT_ACTIVE, //
 };
-use super::sync::{
-    read_once_i32,
-    read_once_ptr,
-    Word, //
-};
+use super::sync::Word;
 use kernel::{
     bindings,
     ffi::{
@@ -46,32 +51,33 @@ const _: () = assert!(bindings::SCX_IDLE_PICK_CORE as u64 == PICK_IDLE_CORE);
 const _: () = assert!(bindings::SCX_IDLE_PICK_IN_NODE as u64 == PICK_IDLE_IN_NODE);
 const _: () = assert!(bindings::SCX_IDLE_STATE_SMT_ACTIVE == STATE_SMT_ACTIVE);
 const _: () = assert!(bindings::SCX_IDLE_STATE_PER_NODE == STATE_PER_NODE);
+// The walk across nodes keeps its nodes to visit in MAX_NODES bits.
+const _: () = assert!(bindings::SCX_IDLE_MAX_NODES as usize <= MAX_NODES);
 
-/// A `struct scx_idle_topo` seen as a [`Topology`].
+/// The idle masks of a `struct scx_idle_topo`.
 ///
 /// # Invariants
 ///
-/// `topo` satisfies the contract of [`View::new`] for `'a`.
-struct View<'a> {
+/// `topo` satisfies the contract of [`Masks::new`] for `'a`.
+#[derive(Clone, Copy)]
+struct Masks<'a> {
     topo: &'a bindings::scx_idle_topo,
     /// `unsigned long` words in a bitmap of `nr_cpus` bits.
     words: usize,
 }
 
-impl<'a> View<'a> {
+impl<'a> Masks<'a> {
     /// Views `topo`; `None` if it is NULL.
     ///
     /// # Safety
     ///
     /// If not NULL, `topo` points to a `struct scx_idle_topo` that is live
-    /// for `'a` and whose pointers are valid as `sched_rust.h` documents:
-    /// every bitmap has at least `nr_cpus` bits (`online_nodes`: `nr_nodes`
-    /// bits), `smt_siblings` and `cpu_node` have `nr_cpus` entries, `nodes`
-    /// has `nr_nodes` (a node's masks are both NULL or both valid),
-    /// `node_order` is NULL or has `nr_nodes²` entries. Meanwhile, the view's
-    /// arrays are not rewritten except the entries of `cpu_node` and
-    /// `smt_siblings` (with `WRITE_ONCE()`), and the words of its bitmaps
-    /// are written by C in whole words (see [`View::bits`]).
+    /// for `'a` and not rewritten meanwhile, whose pointers are valid as
+    /// `sched_rust.h` documents: every CPU bitmap has at least `nr_cpus`
+    /// bits, `online_nodes` at least `nr_nodes`, `nodes` has `nr_nodes`
+    /// entries (a node's masks are both NULL or both valid), and the
+    /// bitmaps live at least as long as `'a`. The words of the bitmaps may
+    /// be written meanwhile, by C, in whole words (see [`Masks::bits`]).
     #[inline]
     unsafe fn new(topo: *const bindings::scx_idle_topo) -> Option<Self> {
         // SAFETY: the caller's contract: NULL or a live view.
@@ -83,125 +89,148 @@ impl<'a> View<'a> {
     }
 
     /// The bitmap at `bits`, as wide as a CPU mask; empty for NULL.
+    ///
+    /// # Safety
+    ///
+    /// `bits` is NULL or points to at least `nr_cpus` bits that live for
+    /// `'a` and that C writes only in whole words meanwhile.
     #[inline]
-    fn bits(&self, bits: *const c_ulong) -> &'a Bits {
+    unsafe fn bits(&self, bits: *const c_ulong) -> &'a Bits {
         if bits.is_null() {
             return &[];
         }
-        // SAFETY: by the type invariant every CPU bitmap of the view has
-        // `nr_cpus` bits, i.e. `words` whole `unsigned long`s, which have
-        // the layout of `Word`. The core accesses them only through `Word`:
-        // `READ_ONCE()` and the C bitops. The C writers meanwhile:
+        // SAFETY: `bits` has `nr_cpus` bits, i.e. `words` whole `unsigned
+        // long`s, which have the layout of `Word` (the caller's contract).
+        // The core accesses them only through `Word`: `READ_ONCE()` and the
+        // C bitops. Its C writers meanwhile, for the bitmaps read this way:
         // - the idle masks: `update_builtin_idle()` (`assign_cpu()`, and
         //   `cpumask_or()`/`cpumask_andnot()` of a core on `smt`), the C
         //   picker's claims (`cpumask_test_and_clear_cpu()`,
-        //   `cpumask_andnot()`, `__cpumask_clear_cpu()`) and
+        //   `cpumask_andnot()`, `__cpumask_clear_cpu()`),
         //   `reset_idle_masks()` (`cpumask_copy()`) when a scheduler is
-        //   enabled;
-        // - the sibling masks: the topology code under CPU hotplug;
-        // - `cpus_allowed`: nothing while the pick runs (the task's mask is
-        //   stable under its `pi_lock`/rq lock, a BPF mask is the caller's).
-        // On a `cpu` mask every C writer but `reset_idle_masks()` is an
-        // atomic bitop, so a claim races only with atomics; it is the fully
-        // ordered `test_and_clear_bit()`, one winner per CPU, as upstream.
-        // The `smt` masks are rewritten with plain read-modify-writes of
-        // whole words, racing with the pickers (and with each other) by
-        // design, as upstream's do: a word is stored whole, never torn, so
-        // a `READ_ONCE()` sees an old or a new word; a racing plain update
-        // may undo a core's removal from `smt`, which upstream accepts (the
-        // mask is a hint, the claim on `cpu` decides).
+        //   enabled, and CPU hotplug (`cpumask_clear()` of a node's masks);
+        // - the SMT sibling masks: the topology code under CPU hotplug;
+        // - `cpus_allowed`: a task's mask is stable under the locks its
+        //   caller holds; a BPF scheduler may pass a live mask, such as
+        //   the idle mask of `scx_bpf_get_idle_cpumask()`, which the writers
+        //   above change during the pick.
+        // Of those writers, the claims and `assign_cpu()` are atomic bitops;
+        // the others are plain whole-word stores or read-modify-writes,
+        // racing with the pickers by design, as upstream's do. A word is
+        // stored whole, never torn, so a `READ_ONCE()` sees an old or a new
+        // word, and the claim itself is the fully ordered
+        // `test_and_clear_bit()` of upstream: one winner per CPU. A racing
+        // plain update of `smt` may undo a core's removal, which upstream
+        // accepts (the mask is a hint, the claim on `cpu` decides).
         unsafe { core::slice::from_raw_parts(bits.cast::<Word>(), self.words) }
     }
 
-    /// Entry `i` of the view's array `array` of `len` entries.
+    /// The idle masks of `node`, `None` for the global ones.
     #[inline]
-    fn entry<T: Copy>(array: *const T, len: c_uint, i: u32) -> Option<T> {
-        if array.is_null() || i >= len {
-            return None;
-        }
-        // SAFETY: `array` has `len` entries (type invariant) and `i < len`;
-        // the arrays read this way are written only when the view is built,
-        // before any pick.
-        Some(unsafe { *array.add(i as usize) })
-    }
-}
-
-impl Topology for View<'_> {
-    #[inline]
-    fn nr_cpus(&self) -> u32 {
-        self.topo.nr_cpus
-    }
-
-    #[inline]
-    fn smt_siblings(&self, cpu: u32) -> Option<&Bits> {
-        let array = self.topo.smt_siblings;
-        if array.is_null() || cpu >= self.topo.nr_cpus {
-            return None;
-        }
-        // SAFETY: `smt_siblings` has `nr_cpus` entries (type invariant) and
-        // `cpu < nr_cpus`; its only writer, the glue, rewrites an entry with
-        // `WRITE_ONCE()` when it refreshes the view (enable, CPU hotplug:
-        // with `CPUMASK_OFFSTACK` the masks exist only after boot), and this
-        // is the matching `READ_ONCE()`.
-        let siblings = unsafe { read_once_ptr(array.add(cpu as usize)) };
-        Some(self.bits(siblings))
-    }
-
-    #[inline]
-    fn cpu_node(&self, cpu: u32) -> Option<i32> {
-        let cpu_node = self.topo.cpu_node;
-        if cpu_node.is_null() || cpu >= self.topo.nr_cpus {
-            return None;
-        }
-        // SAFETY: `cpu_node` has `nr_cpus` entries (type invariant) and
-        // `cpu < nr_cpus`; its only writer, the glue, updates an entry with
-        // `WRITE_ONCE()` when a CPU's node changes, and this is the
-        // matching `READ_ONCE()`.
-        Some(unsafe { read_once_i32(cpu_node.add(cpu as usize)) })
-    }
-
-    #[inline]
-    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>> {
+    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'a>> {
         let masks = match node {
             None => self.topo.global,
-            Some(n) => Self::entry(self.topo.nodes, self.topo.nr_nodes, n)?,
+            Some(n) if n < self.topo.nr_nodes && !self.topo.nodes.is_null() => {
+                // SAFETY: `nodes` has `nr_nodes` entries (type invariant),
+                // `n < nr_nodes`, and they are not rewritten meanwhile.
+                unsafe { *self.topo.nodes.add(n as usize) }
+            }
+            Some(_) => return None,
         };
         if masks.cpu.is_null() || masks.smt.is_null() {
             return None;
         }
-        Some(IdleMasks {
-            cpu: self.bits(masks.cpu),
-            smt: self.bits(masks.smt),
-        })
+        // SAFETY: a node's masks, both not NULL, are idle masks of
+        // `nr_cpus` bits that live for `'a` (type invariant).
+        let (cpu, smt) = unsafe { (self.bits(masks.cpu), self.bits(masks.smt)) };
+        Some(IdleMasks { cpu, smt })
     }
 
+    /// The online nodes: `nr_nodes` bits, or none for NULL.
     #[inline]
-    fn node_online(&self, node: u32) -> bool {
+    fn online_nodes(&self) -> &'a Bits {
         let online = self.topo.online_nodes;
-        if online.is_null() || node >= self.topo.nr_nodes {
-            return false;
-        }
-        // SAFETY: `online_nodes` has `nr_nodes` bits (type invariant) and
-        // `node < nr_nodes`, so the word is inside it and has the layout
-        // of `Word`; node hotplug sets and clears its bits with the atomic
-        // `node_set_state()`/`node_clear_state()`, and this reads it with
-        // `READ_ONCE()`, as `node_online()` does.
-        let word = unsafe { &*online.add((node / usize::BITS) as usize).cast::<Word>() };
-        word.read() & 1usize.wrapping_shl(node % usize::BITS) != 0
-    }
-
-    #[inline]
-    fn node_order(&self, node: u32) -> &[u16] {
-        let (order, n) = (self.topo.node_order, self.topo.nr_nodes);
-        if order.is_null() || node >= n {
+        if online.is_null() {
             return &[];
         }
-        // `node < n`, so `node * n + n <= n²`, which the table holds.
-        let start = (node as usize).wrapping_mul(n as usize);
-        // SAFETY: `node_order` has `n²` entries (type invariant); the row
-        // `[node * n, node * n + n)` lies within them, and it is written
-        // only when the view is built.
-        unsafe { core::slice::from_raw_parts(order.add(start), n as usize) }
+        let words = self.topo.nr_nodes.div_ceil(usize::BITS) as usize;
+        // SAFETY: `online_nodes` has `nr_nodes` bits (type invariant), i.e.
+        // `words` whole `unsigned long`s; node hotplug sets and clears them
+        // with the atomic `node_set_state()`/`node_clear_state()`, and the
+        // core reads them with `READ_ONCE()`, as `node_online()` does.
+        unsafe { core::slice::from_raw_parts(online.cast::<Word>(), words) }
+    }
+}
+
+/// The running system, as idle.c reads it.
+struct System<'a>(Masks<'a>);
+
+impl Topology for System<'_> {
+    #[inline]
+    fn nr_cpus(&self) -> u32 {
+        self.0.topo.nr_cpus
+    }
+
+    #[inline]
+    fn smt_siblings(&self, cpu: u32) -> Option<&Bits> {
+        if cpu >= self.0.topo.nr_cpus {
+            return None;
+        }
+        // SAFETY: `cpu < nr_cpu_ids`. `cpu_smt_mask()` is the live sibling
+        // mask of a possible CPU, `nr_cpu_ids` bits; the topology code
+        // rewrites its bits under CPU hotplug, in whole words (see
+        // `Masks::bits()`), and never frees it (with `CPUMASK_OFFSTACK` it
+        // is allocated in `smp_prepare_cpus()`, before sched_ext can
+        // pick), so it outlives the pick.
+        unsafe {
+            let mask = bindings::cpu_smt_mask(cpu as c_int);
+            Some(self.0.bits(mask.cast::<c_ulong>()))
+        }
+    }
+
+    #[inline]
+    fn cpu_node(&self, cpu: u32) -> Option<i32> {
+        if cpu >= self.0.topo.nr_cpus {
+            return None;
+        }
+        // SAFETY: `cpu_to_node()` of a possible CPU reads its per-CPU node
+        // id, as idle.c does.
+        Some(unsafe { bindings::cpu_to_node(cpu as c_int) })
+    }
+
+    #[inline]
+    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>> {
+        self.0.masks(node)
+    }
+
+    #[inline(always)]
+    fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32> {
+        // `a` and `b` are CPU masks of `nr_cpu_ids` bits, as the core only
+        // passes the view's idle masks and the caller's allowed mask.
+        // SAFETY: both point to `nr_cpu_ids` bits, live for the call (see
+        // `Masks::bits()`); `cpumask_any_and_distribute()` reads them with
+        // plain loads, as it does for idle.c's picks, and moves this CPU's
+        // cursor, which is what idle.c's picks share with every caller.
+        let cpu = unsafe {
+            bindings::cpumask_any_and_distribute(
+                a.as_ptr().cast::<bindings::cpumask>(),
+                b.as_ptr().cast::<bindings::cpumask>(),
+            )
+        };
+        (cpu < self.0.topo.nr_cpus).then_some(cpu)
+    }
+
+    #[inline]
+    fn online_nodes(&self) -> &Bits {
+        self.0.online_nodes()
+    }
+
+    #[inline]
+    fn node_distance(&self, from: u32, to: u32) -> i32 {
+        // SAFETY: `node_distance()` reads the firmware's distance table
+        // (or returns a constant), for any pair of node ids below
+        // `MAX_NUMNODES`, which is every node of the walk.
+        unsafe { bindings::node_distance(from as c_int, to as c_int) }
     }
 }
 
@@ -215,48 +244,46 @@ fn to_node(node: c_int) -> Option<Option<u32>> {
     }
 }
 
-/// The picker's arguments from C, or `None` for a NULL pointer or a node
-/// that is not one.
+/// The system and the allowed mask of a pick, or `None` for a NULL pointer
+/// or a node that is not one.
 ///
 /// # Safety
 ///
 /// As for [`sched_rust_idle_pick`].
 #[inline]
-unsafe fn pick_args<'a>(
+unsafe fn system_args<'a>(
     topo: *const bindings::scx_idle_topo,
     cpus_allowed: *const c_ulong,
     node: c_int,
-    cursor: *mut c_uint,
-) -> Option<(View<'a>, &'a Bits, Option<u32>, &'a Cursor)> {
-    // SAFETY: the caller's contract is `View::new()`'s.
-    let view = unsafe { View::new(topo) }?;
-    if cpus_allowed.is_null() || cursor.is_null() {
+) -> Option<(System<'a>, &'a Bits, Option<u32>)> {
+    // SAFETY: the caller's contract is `Masks::new()`'s.
+    let masks = unsafe { Masks::new(topo) }?;
+    if cpus_allowed.is_null() {
         return None;
     }
-    let allowed = view.bits(cpus_allowed);
-    // SAFETY: `cursor` is a valid, aligned `unsigned int` (the caller's
-    // contract), the current CPU's; only pickers on that CPU (a pick and
-    // an interrupt's) access it, all with `READ_ONCE()`/`WRITE_ONCE()`.
-    let cursor = unsafe { Cursor::from_ptr(cursor) };
-    Some((view, allowed, to_node(node)?, cursor))
+    // SAFETY: `cpus_allowed` is a CPU mask, live for the call (the
+    // caller's contract; see `Masks::bits()` for its writers).
+    let allowed = unsafe { masks.bits(cpus_allowed) };
+    Some((System(masks), allowed, to_node(node)?))
 }
 
-/// Claims `cpu`: `scx_idle_test_and_clear_cpu()` on the view. With
-/// `SCX_IDLE_STATE_SMT_ACTIVE` in `state`, the CPU's core leaves the `smt`
-/// mask first (or the CPU itself, if none of its siblings is there); then
-/// the CPU's `cpu` bit is atomically cleared. The masks are those of
-/// `cpu_node[cpu]` with `SCX_IDLE_STATE_PER_NODE`, else the global ones.
+/// Claims `cpu`: `scx_idle_test_and_clear_cpu()`. With
+/// `SCX_IDLE_STATE_SMT_ACTIVE` in `state`, the CPU's core
+/// (`cpu_smt_mask()`) leaves the `smt` mask first (or the CPU itself, if
+/// none of its siblings is there); then the CPU's `cpu` bit is atomically
+/// cleared. The masks are those of `cpu_to_node(cpu)` with
+/// `SCX_IDLE_STATE_PER_NODE`, else the global ones.
 ///
 /// Returns whether the CPU was idle and is now claimed by the caller; false,
 /// writing nothing, for a CPU outside `[0, nr_cpus)` (negative ones too) or
-/// a node without masks, as in C.
+/// a node without masks.
 ///
 /// `topo` must not be NULL: the C function dereferences it. This one
 /// returns false for a NULL `topo`, which is not part of the contract.
 ///
 /// # Safety
 ///
-/// `topo` is NULL or points to a valid, live `struct scx_idle_topo` (see
+/// `topo` is NULL or points to idle.c's `struct scx_idle_topo` (see
 /// `kernel/sched/sched_rust.h`).
 #[export]
 pub unsafe extern "C" fn sched_rust_idle_test_and_clear_cpu(
@@ -264,22 +291,22 @@ pub unsafe extern "C" fn sched_rust_idle_test_and_clear_cpu(
     cpu: c_int,
     state: c_uint,
 ) -> bool {
-    // SAFETY: the caller's contract is `View::new()`'s.
-    let (Some(view), Ok(cpu)) = (unsafe { View::new(topo) }, u32::try_from(cpu)) else {
+    // SAFETY: the caller's contract is `Masks::new()`'s.
+    let (Some(masks), Ok(cpu)) = (unsafe { Masks::new(topo) }, u32::try_from(cpu)) else {
         return false;
     };
-    test_and_clear_cpu(&view, cpu, state)
+    test_and_clear_cpu(&System(masks), cpu, state)
 }
 
 /// Picks and claims an idle CPU of `cpus_allowed` in the masks of `node`
-/// (`NUMA_NO_NODE`: the global ones): `pick_idle_cpu_in_node()` on the view.
-/// With SMT active, a CPU of a wholly idle core first, and only such a CPU
-/// under `SCX_IDLE_PICK_CORE`. Candidates rotate from `*cursor`, which is
-/// moved to each CPU chosen.
+/// (`NUMA_NO_NODE`: the global ones): `pick_idle_cpu_in_node()`. With SMT
+/// active, a CPU of a wholly idle core first, and only such a CPU under
+/// `SCX_IDLE_PICK_CORE`. Candidates come from
+/// `cpumask_any_and_distribute()`, as idle.c's.
 ///
 /// Returns the CPU, or -EBUSY if none could be claimed: for an empty
 /// `cpus_allowed`, and for a `node` that is neither `NUMA_NO_NODE` nor a
-/// node with masks, as in C.
+/// node with masks.
 ///
 /// No pointer may be NULL: the C function dereferences them. This one
 /// returns -EBUSY for a NULL pointer, which is not part of the contract.
@@ -287,8 +314,7 @@ pub unsafe extern "C" fn sched_rust_idle_test_and_clear_cpu(
 /// # Safety
 ///
 /// As for [`sched_rust_idle_test_and_clear_cpu`]; in addition, if not NULL,
-/// `cpus_allowed` has `nr_cpus` bits and `cursor` is an `unsigned int`, both
-/// live for the call; the cursor is accessed atomically (relaxed).
+/// `cpus_allowed` is a CPU mask (`nr_cpu_ids` bits) live for the call.
 #[export]
 pub unsafe extern "C" fn sched_rust_idle_pick_in_node(
     topo: *const bindings::scx_idle_topo,
@@ -296,23 +322,19 @@ pub unsafe extern "C" fn sched_rust_idle_pick_in_node(
     node: c_int,
     flags: u64,
     state: c_uint,
-    cursor: *mut c_uint,
 ) -> i32 {
-    // SAFETY: the caller's contract is `pick_args()`'s.
-    match unsafe { pick_args(topo, cpus_allowed, node, cursor) } {
-        Some((view, allowed, node, cursor)) => {
-            pick_in_node(&view, allowed, node, flags, state, cursor)
-        }
+    // SAFETY: the caller's contract is `system_args()`'s.
+    match unsafe { system_args(topo, cpus_allowed, node) } {
+        Some((system, allowed, node)) => pick_in_node(&system, allowed, node, flags, state),
         None => -EBUSY,
     }
 }
 
 /// Picks and claims an idle CPU of `cpus_allowed`, starting in `node`:
-/// `scx_pick_idle_cpu()` on the view. Searches `node` first; stops there for
+/// `scx_pick_idle_cpu()`. Searches `node` first; stops there for
 /// `NUMA_NO_NODE` or under `SCX_IDLE_PICK_IN_NODE`, else goes on through
-/// the other online nodes nearest first, in the order of `node_order` (ties
-/// by node id, as `for_each_node_numadist()`). A NULL `node_order` limits
-/// the search to `node`.
+/// the other online nodes, the nearest unvisited one each time
+/// (`node_distance()`, ties by node id, as `for_each_node_numadist()`).
 ///
 /// Returns the CPU or -EBUSY, as [`sched_rust_idle_pick_in_node`].
 ///
@@ -326,50 +348,261 @@ pub unsafe extern "C" fn sched_rust_idle_pick(
     node: c_int,
     flags: u64,
     state: c_uint,
-    cursor: *mut c_uint,
 ) -> i32 {
-    // SAFETY: the caller's contract is `pick_args()`'s.
-    match unsafe { pick_args(topo, cpus_allowed, node, cursor) } {
-        Some((view, allowed, node, cursor)) => pick(&view, allowed, node, flags, state, cursor),
+    // SAFETY: the caller's contract is `system_args()`'s.
+    match unsafe { system_args(topo, cpus_allowed, node) } {
+        Some((system, allowed, node)) => pick(&system, allowed, node, flags, state),
         None => -EBUSY,
     }
 }
 
-/// Fills `order` (`nr_nodes²` entries) from `distance` (`nr_nodes²`
-/// entries, `[from * nr_nodes + to]`): row `n` lists every node by
-/// increasing distance from `n`, ties by node id.
-///
-/// Returns false, writing nothing, for a NULL pointer or more nodes than a
-/// `u16` can name.
-///
-/// # Safety
-///
-/// If not NULL, `distance` and `order` point to `nr_nodes²` entries each,
-/// live for the call, and `order` is not accessed by anyone else meanwhile.
-#[export]
-pub unsafe extern "C" fn sched_rust_idle_build_node_order(
-    distance: *const c_uint,
-    nr_nodes: c_uint,
-    order: *mut u16,
-) -> bool {
-    let Some(cells) = (nr_nodes <= u32::from(u16::MAX))
-        .then(|| (nr_nodes as usize).checked_mul(nr_nodes as usize))
-        .flatten()
-    else {
-        return false;
+/// Described machines, for the tests, the benchmark and the shadow check.
+#[cfg(any(
+    CONFIG_SCHED_RUST_KUNIT_TEST,
+    CONFIG_SCHED_RUST_BENCH,
+    CONFIG_SCHED_RUST_SHADOW_CHECK
+))]
+pub mod machine {
+    use super::super::idle_pick::{
+        build_node_order,
+        distribute,
+        Cursor, //
     };
-    if distance.is_null() || order.is_null() {
-        return false;
+    use super::super::sync::{
+        read_once_i32,
+        read_once_ptr, //
+    };
+    use super::*;
+
+    /// A `struct scx_idle_machine` seen as a [`Topology`].
+    ///
+    /// # Invariants
+    ///
+    /// `m` satisfies the contract of [`Machine::new`] for `'a`.
+    struct Machine<'a> {
+        m: &'a bindings::scx_idle_machine,
+        masks: Masks<'a>,
+        cursor: &'a Cursor,
     }
-    // SAFETY: both arrays have `nr_nodes²` entries (the caller's contract)
-    // and `order` is ours alone for the call.
-    let (distance, order) = unsafe {
-        (
-            core::slice::from_raw_parts(distance, cells),
-            core::slice::from_raw_parts_mut(order, cells),
-        )
-    };
-    build_node_order(distance, nr_nodes, order)
+
+    impl<'a> Machine<'a> {
+        /// Views `m`; `None` if it or its cursor is NULL.
+        ///
+        /// # Safety
+        ///
+        /// If not NULL, `m` points to a `struct scx_idle_machine` live for
+        /// `'a` whose `topo` satisfies [`Masks::new`]'s contract,
+        /// `smt_siblings` and `cpu_node` have `nr_cpus` entries (each
+        /// sibling mask `nr_cpus` bits), `distance` has `nr_nodes²`, and
+        /// `cursor` is an `unsigned int` that only pickers on this CPU use
+        /// meanwhile. Only `smt_siblings`' and `cpu_node`'s entries may be
+        /// rewritten meanwhile, with `WRITE_ONCE()`.
+        #[inline]
+        unsafe fn new(m: *const bindings::scx_idle_machine) -> Option<Self> {
+            // SAFETY: the caller's contract: NULL or a live machine.
+            let m = unsafe { m.as_ref() }?;
+            // SAFETY: `m.topo` satisfies `Masks::new()` (the caller's
+            // contract).
+            let masks = unsafe { Masks::new(&m.topo) }?;
+            if m.cursor.is_null() {
+                return None;
+            }
+            // SAFETY: `cursor` is a valid, aligned `unsigned int` used only
+            // by pickers on this CPU, all through `Cursor`.
+            let cursor = unsafe { Cursor::from_ptr(m.cursor) };
+            Some(Self { m, masks, cursor })
+        }
+    }
+
+    impl Topology for Machine<'_> {
+        #[inline]
+        fn nr_cpus(&self) -> u32 {
+            self.m.topo.nr_cpus
+        }
+
+        #[inline]
+        fn smt_siblings(&self, cpu: u32) -> Option<&Bits> {
+            let array = self.m.smt_siblings;
+            if array.is_null() || cpu >= self.m.topo.nr_cpus {
+                return None;
+            }
+            // SAFETY: `smt_siblings` has `nr_cpus` entries (type
+            // invariant) and `cpu < nr_cpus`; an entry may be rewritten
+            // with `WRITE_ONCE()`, and this is the matching `READ_ONCE()`.
+            // The mask it points to has `nr_cpus` bits and lives for `'a`:
+            // a rewritten entry's old mask is not freed.
+            unsafe {
+                let siblings = read_once_ptr(array.add(cpu as usize));
+                Some(self.masks.bits(siblings))
+            }
+        }
+
+        #[inline]
+        fn cpu_node(&self, cpu: u32) -> Option<i32> {
+            let cpu_node = self.m.cpu_node;
+            if cpu_node.is_null() || cpu >= self.m.topo.nr_cpus {
+                return None;
+            }
+            // SAFETY: `cpu_node` has `nr_cpus` entries (type invariant) and
+            // `cpu < nr_cpus`; an entry may be rewritten with
+            // `WRITE_ONCE()`, and this is the matching `READ_ONCE()`.
+            Some(unsafe { read_once_i32(cpu_node.add(cpu as usize)) })
+        }
+
+        #[inline]
+        fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>> {
+            self.masks.masks(node)
+        }
+
+        #[inline(always)]
+        fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32> {
+            distribute(a, b, self.m.topo.nr_cpus, self.cursor)
+        }
+
+        #[inline]
+        fn online_nodes(&self) -> &Bits {
+            self.masks.online_nodes()
+        }
+
+        #[inline]
+        fn node_distance(&self, from: u32, to: u32) -> i32 {
+            let (distance, n) = (self.m.distance, self.m.topo.nr_nodes);
+            if distance.is_null() || from >= n || to >= n {
+                return i32::MAX;
+            }
+            // `from, to < n`: `from * n + to < n²`, which fits a `usize`
+            // for the table to exist.
+            let i = (from as usize)
+                .wrapping_mul(n as usize)
+                .wrapping_add(to as usize);
+            // SAFETY: `distance` has `n²` entries (type invariant), `i < n²`,
+            // and it is not written meanwhile.
+            let d = unsafe { *distance.add(i) };
+            i32::try_from(d).unwrap_or(i32::MAX)
+        }
+    }
+
+    /// The machine and the allowed mask of a pick.
+    ///
+    /// # Safety
+    ///
+    /// As for [`sched_rust_idle_machine_pick`].
+    #[inline]
+    unsafe fn machine_args<'a>(
+        m: *const bindings::scx_idle_machine,
+        cpus_allowed: *const c_ulong,
+        node: c_int,
+    ) -> Option<(Machine<'a>, &'a Bits, Option<u32>)> {
+        // SAFETY: the caller's contract is `Machine::new()`'s.
+        let machine = unsafe { Machine::new(m) }?;
+        if cpus_allowed.is_null() {
+            return None;
+        }
+        // SAFETY: `cpus_allowed` has `nr_cpus` bits, live for the call.
+        let allowed = unsafe { machine.masks.bits(cpus_allowed) };
+        Some((machine, allowed, to_node(node)?))
+    }
+
+    /// [`sched_rust_idle_test_and_clear_cpu`] on a described machine.
+    ///
+    /// # Safety
+    ///
+    /// `m` is NULL or a machine valid as `sched_rust.h` documents.
+    #[export]
+    pub unsafe extern "C" fn sched_rust_idle_machine_test_and_clear_cpu(
+        m: *const bindings::scx_idle_machine,
+        cpu: c_int,
+        state: c_uint,
+    ) -> bool {
+        // SAFETY: the caller's contract is `Machine::new()`'s.
+        let (Some(machine), Ok(cpu)) = (unsafe { Machine::new(m) }, u32::try_from(cpu)) else {
+            return false;
+        };
+        test_and_clear_cpu(&machine, cpu, state)
+    }
+
+    /// [`sched_rust_idle_pick_in_node`] on a described machine, rotating
+    /// with its cursor.
+    ///
+    /// # Safety
+    ///
+    /// As for [`sched_rust_idle_machine_test_and_clear_cpu`]; `cpus_allowed`
+    /// is NULL or has `nr_cpus` bits, live for the call.
+    #[export]
+    pub unsafe extern "C" fn sched_rust_idle_machine_pick_in_node(
+        m: *const bindings::scx_idle_machine,
+        cpus_allowed: *const c_ulong,
+        node: c_int,
+        flags: u64,
+        state: c_uint,
+    ) -> i32 {
+        // SAFETY: the caller's contract is `machine_args()`'s.
+        match unsafe { machine_args(m, cpus_allowed, node) } {
+            Some((machine, allowed, node)) => pick_in_node(&machine, allowed, node, flags, state),
+            None => -EBUSY,
+        }
+    }
+
+    /// [`sched_rust_idle_pick`] on a described machine, rotating with its
+    /// cursor and walking the nodes by its distances.
+    ///
+    /// # Safety
+    ///
+    /// As for [`sched_rust_idle_machine_pick_in_node`].
+    #[export]
+    pub unsafe extern "C" fn sched_rust_idle_machine_pick(
+        m: *const bindings::scx_idle_machine,
+        cpus_allowed: *const c_ulong,
+        node: c_int,
+        flags: u64,
+        state: c_uint,
+    ) -> i32 {
+        // SAFETY: the caller's contract is `machine_args()`'s.
+        match unsafe { machine_args(m, cpus_allowed, node) } {
+            Some((machine, allowed, node)) => pick(&machine, allowed, node, flags, state),
+            None => -EBUSY,
+        }
+    }
+
+    /// Fills `order` (`nr_nodes²` entries) from `distance` (`nr_nodes²`
+    /// entries, `[from * nr_nodes + to]`): row `n` lists every node by
+    /// increasing distance from `n`, ties by node id. For the C picker
+    /// with a cached node order that the tests and the benchmark compare
+    /// with idle.c's walk.
+    ///
+    /// Returns false, writing nothing, for a NULL pointer or more nodes
+    /// than a `u16` can name.
+    ///
+    /// # Safety
+    ///
+    /// If not NULL, `distance` and `order` point to `nr_nodes²` entries
+    /// each, live for the call, and `order` is not accessed by anyone else
+    /// meanwhile.
+    #[export]
+    pub unsafe extern "C" fn sched_rust_idle_build_node_order(
+        distance: *const c_uint,
+        nr_nodes: c_uint,
+        order: *mut u16,
+    ) -> bool {
+        let Some(cells) = (nr_nodes <= u32::from(u16::MAX))
+            .then(|| (nr_nodes as usize).checked_mul(nr_nodes as usize))
+            .flatten()
+        else {
+            return false;
+        };
+        if distance.is_null() || order.is_null() {
+            return false;
+        }
+        // SAFETY: both arrays have `nr_nodes²` entries (the caller's
+        // contract) and `order` is ours alone for the call.
+        let (distance, order) = unsafe {
+            (
+                core::slice::from_raw_parts(distance, cells),
+                core::slice::from_raw_parts_mut(order, cells),
+            )
+        };
+        build_node_order(distance, nr_nodes, order)
+    }
 }
 
 /// The exports on bad input. (`idle_pick_kunit.c` compares the C and Rust
@@ -377,6 +610,7 @@ pub unsafe extern "C" fn sched_rust_idle_build_node_order(
 #[cfg(CONFIG_SCHED_RUST_KUNIT_TEST)]
 #[kunit_tests(sched_rust_idle_pick_rust)]
 mod tests {
+    use super::machine::*;
     use super::*;
 
     /// Two nodes of two 2-thread cores each: CPUs 0-3 on node 0, 4-7 on 1.
@@ -386,7 +620,7 @@ mod tests {
         siblings: [[c_ulong; 1]; 4],
         cpu_node: [c_int; 8],
         online: [c_ulong; 1],
-        order: [u16; 4],
+        distance: [c_uint; 4],
     }
 
     fn machine() -> Machine {
@@ -397,11 +631,15 @@ mod tests {
             siblings: [[0x03], [0x0c], [0x30], [0xc0]],
             cpu_node: [0, 0, 0, 0, 1, 1, 1, 1],
             online: [0x3],
-            order: [0, 1, 1, 0],
+            distance: [10, 20, 20, 10],
         }
     }
 
-    fn with_view<R>(m: &mut Machine, f: impl FnOnce(*const bindings::scx_idle_topo) -> R) -> R {
+    fn with_view<R>(
+        m: &mut Machine,
+        cursor: &mut c_uint,
+        f: impl FnOnce(*const bindings::scx_idle_machine) -> R,
+    ) -> R {
         let siblings: [*const c_ulong; 8] = core::array::from_fn(|cpu| {
             m.siblings
                 .get(cpu / 2)
@@ -419,21 +657,24 @@ mod tests {
                 smt: smt1.as_mut_ptr(),
             },
         ];
-        let topo = bindings::scx_idle_topo {
-            nr_cpus: 8,
-            nr_nodes: 2,
+        let machine = bindings::scx_idle_machine {
+            topo: bindings::scx_idle_topo {
+                nr_cpus: 8,
+                nr_nodes: 2,
+                global: bindings::scx_idle_masks {
+                    cpu: cpug.as_mut_ptr(),
+                    smt: smtg.as_mut_ptr(),
+                },
+                nodes: nodes.as_ptr(),
+                online_nodes: m.online.as_ptr(),
+            },
             smt_siblings: siblings.as_ptr(),
             cpu_node: m.cpu_node.as_ptr(),
-            global: bindings::scx_idle_masks {
-                cpu: cpug.as_mut_ptr(),
-                smt: smtg.as_mut_ptr(),
-            },
-            nodes: nodes.as_ptr(),
-            online_nodes: m.online.as_ptr(),
-            distance: core::ptr::null(),
-            node_order: m.order.as_ptr(),
+            distance: m.distance.as_ptr(),
+            node_order: core::ptr::null(),
+            cursor,
         };
-        f(&topo)
+        f(&machine)
     }
 
     const SMT_NODE: c_uint = STATE_SMT_ACTIVE | STATE_PER_NODE;
@@ -443,31 +684,43 @@ mod tests {
         let mut m = machine();
         let all: [c_ulong; 1] = [!0];
         let mut cursor: c_uint = 0;
-        with_view(&mut m, |topo| {
-            // SAFETY: `topo` is a valid view of 8 CPUs, `all` has 64 bits
-            // and `cursor` is ours; NULL is allowed for each pointer.
+        with_view(&mut m, &mut cursor, |mach| {
+            let p = all.as_ptr();
+            // SAFETY: `mach` is a valid machine of 8 CPUs and `all` has 64
+            // bits; NULL is allowed for each pointer.
             unsafe {
                 assert!(!sched_rust_idle_test_and_clear_cpu(core::ptr::null(), 0, 0));
-                assert!(!sched_rust_idle_test_and_clear_cpu(topo, -1, SMT_NODE));
-                assert!(!sched_rust_idle_test_and_clear_cpu(topo, 8, SMT_NODE));
-                let p = all.as_ptr();
-                let c = &raw mut cursor;
+                assert_eq!(sched_rust_idle_pick(core::ptr::null(), p, 0, 0, 0), -EBUSY);
                 assert_eq!(
-                    sched_rust_idle_pick(core::ptr::null(), p, 0, 0, 0, c),
+                    sched_rust_idle_pick_in_node(core::ptr::null(), p, 0, 0, 0),
+                    -EBUSY
+                );
+                assert!(!sched_rust_idle_machine_test_and_clear_cpu(
+                    core::ptr::null(),
+                    0,
+                    0
+                ));
+                assert!(!sched_rust_idle_machine_test_and_clear_cpu(
+                    mach, -1, SMT_NODE
+                ));
+                assert!(!sched_rust_idle_machine_test_and_clear_cpu(
+                    mach, 8, SMT_NODE
+                ));
+                assert_eq!(
+                    sched_rust_idle_machine_pick(core::ptr::null(), p, 0, 0, 0),
                     -EBUSY
                 );
                 assert_eq!(
-                    sched_rust_idle_pick(topo, core::ptr::null(), 0, 0, 0, c),
+                    sched_rust_idle_machine_pick(mach, core::ptr::null(), 0, 0, 0),
+                    -EBUSY
+                );
+                // Nodes that are not nodes: -2, and 2 of a 2-node machine.
+                assert_eq!(
+                    sched_rust_idle_machine_pick(mach, p, -2, 0, SMT_NODE),
                     -EBUSY
                 );
                 assert_eq!(
-                    sched_rust_idle_pick(topo, p, 0, 0, 0, core::ptr::null_mut()),
-                    -EBUSY
-                );
-                // Nodes that are not nodes: -2, and 2 of a 2-node view.
-                assert_eq!(sched_rust_idle_pick(topo, p, -2, 0, SMT_NODE, c), -EBUSY);
-                assert_eq!(
-                    sched_rust_idle_pick_in_node(topo, p, 2, 0, SMT_NODE, c),
+                    sched_rust_idle_machine_pick_in_node(mach, p, 2, 0, SMT_NODE),
                     -EBUSY
                 );
             }
@@ -483,27 +736,32 @@ mod tests {
         let only_node1: [c_ulong; 1] = [0xf0];
         let none: [c_ulong; 1] = [0];
         let mut cursor: c_uint = 0;
-        with_view(&mut m, |topo| {
-            let c = &raw mut cursor;
+        with_view(&mut m, &mut cursor, |mach| {
             // SAFETY: as in `bad_input_claims_nothing`.
             unsafe {
                 // Empty allowed mask: nothing.
                 assert_eq!(
-                    sched_rust_idle_pick(topo, none.as_ptr(), 0, 0, SMT_NODE, c),
+                    sched_rust_idle_machine_pick(mach, none.as_ptr(), 0, 0, SMT_NODE),
                     -EBUSY
                 );
                 // Core-only from node 0 over node 1's CPUs: no idle core.
                 let p = only_node1.as_ptr();
                 let core = u64::from(bindings::SCX_IDLE_PICK_CORE);
-                assert_eq!(sched_rust_idle_pick(topo, p, 0, core, SMT_NODE, c), -EBUSY);
+                assert_eq!(
+                    sched_rust_idle_machine_pick(mach, p, 0, core, SMT_NODE),
+                    -EBUSY
+                );
                 // In node 0 only: nothing; across nodes: CPU 5.
                 let in_node = u64::from(bindings::SCX_IDLE_PICK_IN_NODE);
                 assert_eq!(
-                    sched_rust_idle_pick(topo, p, 0, in_node, SMT_NODE, c),
+                    sched_rust_idle_machine_pick(mach, p, 0, in_node, SMT_NODE),
                     -EBUSY
                 );
-                assert_eq!(sched_rust_idle_pick(topo, p, 0, 0, SMT_NODE, c), 5);
-                assert_eq!(sched_rust_idle_pick(topo, p, 0, 0, SMT_NODE, c), -EBUSY);
+                assert_eq!(sched_rust_idle_machine_pick(mach, p, 0, 0, SMT_NODE), 5);
+                assert_eq!(
+                    sched_rust_idle_machine_pick(mach, p, 0, 0, SMT_NODE),
+                    -EBUSY
+                );
             }
         });
         assert_eq!(cursor, 5);

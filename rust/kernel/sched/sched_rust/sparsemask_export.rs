@@ -62,10 +62,12 @@ fn header_values(nelems: i16, density: i16) -> Option<(u32, u32)> {
 ///
 /// # Safety
 ///
-/// `mask` points to a `struct sparsemask` initialised by
-/// `sparsemask_init()` in an allocation of
-/// `sparsemask_size(nelems, density)` bytes, which stays allocated for
-/// `'a`. While borrowed, its words are written only atomically: by the
+/// `mask` points to a `struct sparsemask` whose header `sparsemask_init()`
+/// wrote (or a copy of such a header: the shadow check rewrites the
+/// header of its own copy before each use, never while it is borrowed),
+/// in an allocation of `sparsemask_size(nelems, density)` bytes, which
+/// stays allocated for `'a`. While borrowed, the header is not written and
+/// its words are written only atomically: by the
 /// `set_bit()`/`clear_bit()` of the C sparsemask (`sparsemask.h`) and by
 /// the core's, which are the same C bitops; the core reads them with
 /// `READ_ONCE()`, as the C walk does.
@@ -73,12 +75,12 @@ fn header_values(nelems: i16, density: i16) -> Option<(u32, u32)> {
 pub(crate) unsafe fn borrow<'a>(mask: *const bindings::sparsemask) -> Option<SparseMask<'a>> {
     let header = mask.cast::<Header>();
     // SAFETY: `mask` points to an initialised header (the caller's
-    // contract); `nelems` and `density` are never written after init.
+    // contract); `nelems` and `density` are not written while borrowed.
     let (nelems, density) = unsafe { ((*header).nelems, (*header).density) };
     if !cfg!(debug_assertions) {
-        // SAFETY: `sparsemask_init()` made the header valid and nothing
-        // rewrites it (see above); the caller's contract is that `mask`
-        // was initialised by it. With debug assertions the test below
+        // SAFETY: `sparsemask_init()` made the header valid (or it is a
+        // copy of one it made) and nothing rewrites it while borrowed: the
+        // caller's contract. With debug assertions the test below
         // checks it instead.
         unsafe { core::hint::assert_unchecked(header_values(nelems, density).is_some()) };
     }
