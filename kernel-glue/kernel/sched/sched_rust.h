@@ -207,8 +207,8 @@ s32 sched_rust_idle_pick(const struct scx_idle_topo *topo,
 
 /*
  * The same on a described machine @m, rotating with @m->cursor; built only
- * for the KUnit suites, the benchmark and the shadow check
- * (CONFIG_SCHED_RUST_KUNIT_TEST, _BENCH, _SHADOW_CHECK). Only input within idle.c's contract may come
+ * for the KUnit suites and the benchmark (CONFIG_SCHED_RUST_KUNIT_TEST,
+ * CONFIG_SCHED_RUST_BENCH). Only input within idle.c's contract may come
  * here: a failed claim must work on the masks searched, or the pick, as
  * idle.c's, retries forever. sched_rust_idle_build_node_order() fills a
  * machine's @node_order from its @distance; false for a NULL pointer.

@@ -19,6 +19,7 @@
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/topology.h>
 
 #include "sched_rust.h"
 #include "sched_rust_shadow.h"
@@ -28,7 +29,7 @@
 #include "asym_fit.h"
 #endif
 #ifdef CONFIG_SCHED_RUST_IDLE_PICK
-#include "idle_pick_machine.h"
+#include "ext/idle_pick.h"
 #endif
 
 enum shadow_helper {
@@ -327,49 +328,143 @@ void sched_rust_shadow_steal_search(const struct sparsemask *overload,
  * The idle picks of sched_ext. A pick reads the idle masks of every node,
  * which at 8192 CPUs and 64 nodes are 130 KB, so there is one set of copies
  * for the whole system rather than one per CPU, taken with a trylock: a
- * pick that finds it taken (another CPU's shadow runs) is counted as
- * skipped. Both implementations run on the copies as on a described machine
- * (idle_pick_machine.h for C, sched_rust_idle_machine_*() for Rust), with
- * the topology read at the call and this CPU's rotation cursor, which
- * lib/cpumask.c keeps to itself: it is read by moving it and moved back.
+ * pick that finds it taken (another CPU's check runs) is counted as
+ * skipped. Each implementation works on a copy of its own; everything else
+ * is the running system's, read as the real pick reads it: C is idle.c's
+ * code (ext/idle_pick.h) with idle.c's accessors but for the masks, and
+ * Rust is the very export idle.c calls (sched_rust_idle_pick() and
+ * friends), on a struct scx_idle_topo of the copies. Both rotate with
+ * cpumask_any_and_distribute() from this CPU's cursor, which lib/cpumask.c
+ * keeps to itself: it is read by moving it, and put back.
  */
 struct idle_shadow {
 	raw_spinlock_t lock;
 	/* [0]: C's copy, [1]: Rust's */
-	struct scx_idle_machine mach[2];
-	struct scx_idle_masks *nodes[2];	/* [nr_node_ids], set per call */
-	unsigned int cursor[2];
-	/* [2][nr_node_ids + 1][cpu, smt]: cpumask_size() each */
+	struct scx_idle_topo topo[2];
+	struct scx_idle_masks *nodes[2];	/* [nr_node_ids] */
+	/* [2][nr_node_ids + 1][cpu, smt], @stride words each */
 	unsigned long *masks;
-	const unsigned long **siblings;		/* [nr_cpu_ids] */
-	int *cpu_node;				/* [nr_cpu_ids] */
-	unsigned int *distance;			/* [nr_node_ids^2] */
+	unsigned int stride;
 	struct cpumask *allowed, *all;
-	nodemask_t online, unvisited;
+	nodemask_t unvisited;			/* C's walk */
+	unsigned int state;			/* SCX_IDLE_STATE_* of the call */
 };
 
 static struct idle_shadow *idle_shadow;
 
 static unsigned long *idle_shadow_mask(struct idle_shadow *s, int copy, int set, bool smt)
 {
-	return s->masks + ((copy * (nr_node_ids + 1) + set) * 2 + smt) *
-			  (cpumask_size() / sizeof(long));
+	return s->masks + ((copy * (nr_node_ids + 1) + set) * 2 + smt) * s->stride;
 }
 
-static void idle_shadow_copy_bits(unsigned long *dst, const unsigned long *src,
-				  unsigned int nbits)
+/* The bytes of one copy of every mask. */
+static size_t idle_shadow_copy_bytes(struct idle_shadow *s)
 {
-	unsigned int i;
+	return (nr_node_ids + 1) * 2 * s->stride * sizeof(long);
+}
 
-	/* Other CPUs write the masks meanwhile: word by word, each whole. */
-	for (i = 0; i < BITS_TO_LONGS(nbits); i++)
-		dst[i] = READ_ONCE(src[i]);
+static struct idle_shadow *idle_shadow_of(void *ctx)
+{
+	return ctx;
+}
+
+static const struct scx_idle_masks *idle_shadow_c_masks(void *ctx, int node)
+{
+	const struct scx_idle_topo *topo = &idle_shadow_of(ctx)->topo[0];
+
+	return node == NUMA_NO_NODE ? &topo->global : &topo->nodes[node];
+}
+
+/* idle.c's accessors (ext/idle.c), but for the masks: C's copies. */
+static bool idle_shadow_smt_active(void *ctx)
+{
+	return idle_shadow_of(ctx)->state & SCX_IDLE_STATE_SMT_ACTIVE;
+}
+
+static unsigned int idle_shadow_nr_cpu_ids(void *ctx)
+{
+	return nr_cpu_ids;
+}
+
+static int idle_shadow_cpu_node(void *ctx, int cpu)
+{
+	if (!(idle_shadow_of(ctx)->state & SCX_IDLE_STATE_PER_NODE))
+		return NUMA_NO_NODE;
+	return cpu_to_node(cpu);
+}
+
+static struct cpumask *idle_shadow_cpus(void *ctx, int node)
+{
+	return to_cpumask(idle_shadow_c_masks(ctx, node)->cpu);
+}
+
+static struct cpumask *idle_shadow_smts(void *ctx, int node)
+{
+	return to_cpumask(idle_shadow_c_masks(ctx, node)->smt);
+}
+
+static const struct cpumask *idle_shadow_smt_mask(void *ctx, int cpu)
+{
+	return cpu_smt_mask(cpu);
+}
+
+static unsigned int idle_shadow_any_and_distribute(void *ctx, const struct cpumask *src1p,
+						   const struct cpumask *src2p)
+{
+	return cpumask_any_and_distribute(src1p, src2p);
+}
+
+static const nodemask_t *idle_shadow_online_nodes(void *ctx)
+{
+	return &node_states[N_ONLINE];
+}
+
+static int idle_shadow_nearest_node(void *ctx, int node, nodemask_t *mask)
+{
+	return nearest_node_nodemask(node, mask);
+}
+
+static nodemask_t *idle_shadow_unvisited(void *ctx)
+{
+	return &idle_shadow_of(ctx)->unvisited;
+}
+
+static bool idle_shadow_test_and_clear_cpu(void *ctx, int cpu);
+static s32 idle_shadow_pick_in_node(void *ctx, const struct cpumask *cpus_allowed,
+				    int node, u64 flags);
+
+static const struct scx_idle_pick_ops idle_shadow_ops = {
+	.smt_active		= idle_shadow_smt_active,
+	.nr_cpu_ids		= idle_shadow_nr_cpu_ids,
+	.cpu_node		= idle_shadow_cpu_node,
+	.idle_cpus		= idle_shadow_cpus,
+	.idle_smts		= idle_shadow_smts,
+	.smt_mask		= idle_shadow_smt_mask,
+	.any_and_distribute	= idle_shadow_any_and_distribute,
+	.online_nodes		= idle_shadow_online_nodes,
+	.nearest_node		= idle_shadow_nearest_node,
+	.unvisited		= idle_shadow_unvisited,
+	.test_and_clear_cpu	= idle_shadow_test_and_clear_cpu,
+	.pick_in_node		= idle_shadow_pick_in_node,
+};
+
+static bool idle_shadow_test_and_clear_cpu(void *ctx, int cpu)
+{
+	return __scx_idle_test_and_clear_cpu(&idle_shadow_ops, ctx, cpu);
+}
+
+static s32 idle_shadow_pick_in_node(void *ctx, const struct cpumask *cpus_allowed,
+				    int node, u64 flags)
+{
+	return __pick_idle_cpu_in_node(&idle_shadow_ops, ctx, cpus_allowed, node, flags);
 }
 
 /*
- * This CPU's cursor of cpumask_any_and_distribute(): a call on every CPU
- * returns the one after it (wrapping to 0), and a call on that CPU alone
- * puts it back. Interrupts are off, so nothing else moves it meanwhile.
+ * This CPU's cursor of cpumask_any_and_distribute(), the last CPU it chose
+ * here: a call on every CPU returns the one after it (or wraps to the
+ * first, or, where a struct cpumask has bits above nr_cpu_ids, returns
+ * nr_cpu_ids for the last CPU), and a call on that CPU alone puts it back.
+ * Interrupts are off, so nothing else on this CPU moves it meanwhile.
  */
 static unsigned int idle_shadow_cursor(struct idle_shadow *s)
 {
@@ -380,12 +475,26 @@ static unsigned int idle_shadow_cursor(struct idle_shadow *s)
 	return prev;
 }
 
-/* The state a pick reads, into both copies; the machine tables live. */
+static void idle_shadow_set_cursor(unsigned int cpu)
+{
+	cpumask_any_and_distribute(cpumask_of(cpu), cpumask_of(cpu));
+}
+
+static void idle_shadow_copy_bits(unsigned long *dst, const unsigned long *src,
+				  unsigned int nbits)
+{
+	unsigned int i;
+
+	/* Other CPUs write the masks meanwhile: each word read once. */
+	for (i = 0; i < BITS_TO_LONGS(nbits); i++)
+		dst[i] = READ_ONCE(src[i]);
+}
+
+/* The masks a pick reads, into C's copy, then Rust's; the allowed mask. */
 static void idle_shadow_snapshot(struct idle_shadow *s, const struct scx_idle_topo *topo,
 				 const struct cpumask *cpus_allowed)
 {
-	unsigned int words = BITS_TO_LONGS(nr_cpu_ids);
-	int cpu, node, to, copy;
+	int node, copy;
 
 	for (node = 0; node < nr_node_ids; node++) {
 		const struct scx_idle_masks *live = &topo->nodes[node];
@@ -406,29 +515,38 @@ static void idle_shadow_snapshot(struct idle_shadow *s, const struct scx_idle_to
 	idle_shadow_copy_bits(idle_shadow_mask(s, 0, nr_node_ids, true), topo->global.smt,
 			      nr_cpu_ids);
 	memcpy(idle_shadow_mask(s, 1, 0, false), idle_shadow_mask(s, 0, 0, false),
-	       (nr_node_ids + 1) * 2 * words * sizeof(long));
+	       idle_shadow_copy_bytes(s));
 	if (cpus_allowed)
 		idle_shadow_copy_bits(cpumask_bits(s->allowed), cpumask_bits(cpus_allowed),
 				      nr_cpu_ids);
-	idle_shadow_copy_bits(nodes_addr(s->online), nodes_addr(node_states[N_ONLINE]),
-			      MAX_NUMNODES);
-	for_each_possible_cpu(cpu) {
-		s->siblings[cpu] = cpumask_bits(cpu_smt_mask(cpu));
-		s->cpu_node[cpu] = cpu_to_node(cpu);
-	}
-	for (node = 0; node < nr_node_ids; node++)
-		for (to = 0; to < nr_node_ids; to++)
-			s->distance[node * nr_node_ids + to] = node_distance(node, to);
-	for (copy = 0; copy < 2; copy++)
-		s->cursor[copy] = s->cursor[0];
 }
 
-static bool idle_shadow_masks_equal(struct idle_shadow *s)
+/*
+ * idle.c's contract, on the copy: with per-node masks, a pick in a node
+ * (never NUMA_NO_NODE) whose every candidate is in the masks of its own
+ * node; without, a pick in the global masks. Out of it, a failed claim
+ * cannot remove its candidate and both pickers would retry forever (a race
+ * with CPU hotplug moving a CPU's node could make such a copy): skipped.
+ */
+static bool idle_shadow_in_contract(struct idle_shadow *s, int node)
 {
-	size_t bytes = (nr_node_ids + 1) * 2 * BITS_TO_LONGS(nr_cpu_ids) * sizeof(long);
+	int n, cpu;
 
-	return !memcmp(idle_shadow_mask(s, 0, 0, false), idle_shadow_mask(s, 1, 0, false),
-		       bytes);
+	if (!(s->state & SCX_IDLE_STATE_PER_NODE))
+		return node == NUMA_NO_NODE;
+	if (node == NUMA_NO_NODE)
+		return false;
+	for (n = 0; n < nr_node_ids; n++) {
+		if (!s->nodes[0][n].cpu)
+			continue;
+		for_each_cpu(cpu, to_cpumask(s->nodes[0][n].cpu))
+			if (cpu_to_node(cpu) != n)
+				return false;
+		for_each_cpu(cpu, to_cpumask(s->nodes[0][n].smt))
+			if (cpu_to_node(cpu) != n)
+				return false;
+	}
+	return true;
 }
 
 /*
@@ -440,54 +558,69 @@ static void idle_shadow_run(enum shadow_helper kind, const struct scx_idle_topo 
 			    unsigned int state, bool rust)
 {
 	struct idle_shadow *s = READ_ONCE(idle_shadow);
-	struct idle_machine c;
+	unsigned int cursor, c_cursor, rust_cursor;
 	unsigned long irq_flags;
 	s32 c_got, rust_got;
-	unsigned int cursor;
 	bool differs;
 
 	if (!s || !topo->nodes) {
 		sched_rust_shadow_skipped();
 		return;
 	}
-	local_irq_save(irq_flags);
-	if (!raw_spin_trylock(&s->lock)) {
-		local_irq_restore(irq_flags);
+	if (!raw_spin_trylock_irqsave(&s->lock, irq_flags)) {
 		sched_rust_shadow_skipped();
 		return;
 	}
-	s->cursor[0] = cursor = idle_shadow_cursor(s);
+	s->state = state;
 	idle_shadow_snapshot(s, topo, cpus_allowed);
-	c = (struct idle_machine) {
-		.mach = &s->mach[0], .state = state, .unvisited = &s->unvisited,
-	};
+	if (kind != SHADOW_IDLE_CLAIM && !idle_shadow_in_contract(s, arg)) {
+		raw_spin_unlock_irqrestore(&s->lock, irq_flags);
+		sched_rust_shadow_skipped();
+		return;
+	}
+
+	cursor = idle_shadow_cursor(s);
 	switch (kind) {
 	case SHADOW_IDLE_CLAIM:
-		c_got = idle_machine_test_and_clear_cpu(&c, arg);
-		rust_got = sched_rust_idle_machine_test_and_clear_cpu(&s->mach[1], arg, state);
+		c_got = idle_shadow_test_and_clear_cpu(s, arg);
 		break;
 	case SHADOW_IDLE_PICK_IN_NODE:
-		c_got = idle_machine_pick_in_node(&c, s->allowed, arg, flags);
-		rust_got = sched_rust_idle_machine_pick_in_node(&s->mach[1],
-								cpumask_bits(s->allowed),
-								arg, flags, state);
+		c_got = idle_shadow_pick_in_node(s, s->allowed, arg, flags);
 		break;
 	default:
-		c_got = idle_machine_pick(&c, cpumask_bits(s->allowed), arg, flags);
-		rust_got = sched_rust_idle_machine_pick(&s->mach[1], cpumask_bits(s->allowed),
-							arg, flags, state);
+		c_got = __scx_pick_idle_cpu(&idle_shadow_ops, s, s->allowed, arg, flags);
 		break;
 	}
-	differs = c_got != rust_got || s->cursor[0] != s->cursor[1] ||
-		  !idle_shadow_masks_equal(s);
+	c_cursor = idle_shadow_cursor(s);
+
+	idle_shadow_set_cursor(cursor);
+	switch (kind) {
+	case SHADOW_IDLE_CLAIM:
+		rust_got = sched_rust_idle_test_and_clear_cpu(&s->topo[1], arg, state);
+		break;
+	case SHADOW_IDLE_PICK_IN_NODE:
+		rust_got = sched_rust_idle_pick_in_node(&s->topo[1], cpumask_bits(s->allowed),
+							arg, flags, state);
+		break;
+	default:
+		rust_got = sched_rust_idle_pick(&s->topo[1], cpumask_bits(s->allowed), arg,
+						flags, state);
+		break;
+	}
+	rust_cursor = idle_shadow_cursor(s);
+	/* The real call comes next, from where the cursor was. */
+	idle_shadow_set_cursor(cursor);
+
+	differs = c_got != rust_got || c_cursor != rust_cursor ||
+		  memcmp(idle_shadow_mask(s, 0, 0, false), idle_shadow_mask(s, 1, 0, false),
+			 idle_shadow_copy_bytes(s));
 	shadow_count(kind, rust, differs);
 	WARN_ONCE(differs,
 		  "sched_rust shadow: %s(%d flags=%llu state=%u cursor=%u allowed=%*pbl): C %d (cursor %u), Rust %d (cursor %u)%s\n",
 		  shadow_helper_names[kind], arg, flags, state, cursor,
-		  cpumask_pr_args(s->allowed), c_got, s->cursor[0], rust_got, s->cursor[1],
-		  idle_shadow_masks_equal(s) ? "" : ", masks differ");
-	raw_spin_unlock(&s->lock);
-	local_irq_restore(irq_flags);
+		  cpumask_pr_args(s->allowed), c_got, c_cursor, rust_got, rust_cursor,
+		  c_got == rust_got && c_cursor == rust_cursor ? ", masks differ" : "");
+	raw_spin_unlock_irqrestore(&s->lock, irq_flags);
 }
 
 void sched_rust_shadow_idle_claim(const struct scx_idle_topo *topo, int cpu,
@@ -519,41 +652,31 @@ void sched_rust_shadow_idle_pick(const struct scx_idle_topo *topo,
  */
 static int __init idle_shadow_alloc(void)
 {
-	size_t words = cpumask_size() / sizeof(long);
 	struct idle_shadow *s = kzalloc(sizeof(*s), GFP_KERNEL);
 	int copy;
 
 	if (!s)
 		goto fail;
 	raw_spin_lock_init(&s->lock);
-	s->masks = kvcalloc(2 * (nr_node_ids + 1) * 2 * words, sizeof(long), GFP_KERNEL);
-	s->siblings = kvcalloc(nr_cpu_ids, sizeof(*s->siblings), GFP_KERNEL);
-	s->cpu_node = kvcalloc(nr_cpu_ids, sizeof(*s->cpu_node), GFP_KERNEL);
-	s->distance = kvcalloc(nr_node_ids * nr_node_ids, sizeof(*s->distance), GFP_KERNEL);
+	s->stride = cpumask_size() / sizeof(long);
+	s->masks = kvcalloc(2 * (nr_node_ids + 1) * 2 * s->stride, sizeof(long), GFP_KERNEL);
 	s->allowed = kzalloc(cpumask_size(), GFP_KERNEL);
 	s->all = kzalloc(cpumask_size(), GFP_KERNEL);
 	for (copy = 0; copy < 2; copy++)
 		s->nodes[copy] = kcalloc(nr_node_ids, sizeof(*s->nodes[copy]), GFP_KERNEL);
-	if (!s->masks || !s->siblings || !s->cpu_node || !s->distance || !s->allowed ||
-	    !s->all || !s->nodes[0] || !s->nodes[1])
+	if (!s->masks || !s->allowed || !s->all || !s->nodes[0] || !s->nodes[1])
 		goto fail;
 	bitmap_fill(cpumask_bits(s->all), nr_cpu_ids);
 	for (copy = 0; copy < 2; copy++) {
-		s->mach[copy] = (struct scx_idle_machine) {
-			.topo = {
-				.nr_cpus = nr_cpu_ids,
-				.nr_nodes = nr_node_ids,
-				.global = {
-					idle_shadow_mask(s, copy, nr_node_ids, false),
-					idle_shadow_mask(s, copy, nr_node_ids, true),
-				},
-				.nodes = s->nodes[copy],
-				.online_nodes = nodes_addr(s->online),
+		s->topo[copy] = (struct scx_idle_topo) {
+			.nr_cpus = nr_cpu_ids,
+			.nr_nodes = nr_node_ids,
+			.global = {
+				idle_shadow_mask(s, copy, nr_node_ids, false),
+				idle_shadow_mask(s, copy, nr_node_ids, true),
 			},
-			.smt_siblings = s->siblings,
-			.cpu_node = s->cpu_node,
-			.distance = s->distance,
-			.cursor = &s->cursor[copy],
+			.nodes = s->nodes[copy],
+			.online_nodes = nodes_addr(node_states[N_ONLINE]),
 		};
 	}
 	WRITE_ONCE(idle_shadow, s);
@@ -561,9 +684,6 @@ static int __init idle_shadow_alloc(void)
 fail:
 	if (s) {
 		kvfree(s->masks);
-		kvfree(s->siblings);
-		kvfree(s->cpu_node);
-		kvfree(s->distance);
 		kfree(s->allowed);
 		kfree(s->all);
 		kfree(s->nodes[0]);

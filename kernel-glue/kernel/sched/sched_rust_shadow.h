@@ -84,11 +84,13 @@ void sched_rust_shadow_steal_search(const struct sparsemask *overload,
  * sched_ext's idle picks (ext/idle.c): scx_idle_test_and_clear_cpu() of
  * @cpu, pick_idle_cpu_in_node() (@in_node) or scx_pick_idle_cpu() from
  * @node, with the system's state in @state (SCX_IDLE_STATE_*), as the call
- * site is about to make it. idle.c's code (ext/idle_pick.h) and the Rust
- * picker run on one copy each of the idle masks and @cpus_allowed, from
- * this CPU's rotation cursor, with the topology read at the call; their
- * answers, cursors and masks after must be the same. A call that finds
- * another CPU's check running is counted as skipped.
+ * site is about to make it. idle.c's code (ext/idle_pick.h, with idle.c's
+ * accessors) and the Rust export idle.c calls run on one copy each of the
+ * idle masks and @cpus_allowed, from this CPU's rotation cursor of
+ * cpumask_any_and_distribute(), with the live topology; their answers,
+ * cursors and masks after must be the same. A call that finds another
+ * CPU's check running, or whose copy breaks idle.c's contract, is counted
+ * as skipped.
  */
 void sched_rust_shadow_idle_claim(const struct scx_idle_topo *topo, int cpu,
 				  unsigned int state, bool rust);

@@ -502,13 +502,10 @@ static void idle_pick_odd_input(struct kunit *test)
 
 	/*
 	 * Rust alone: a start node without masks (not possible), which idle.c
-	 * would dereference, has no idle CPU; the walk goes on to the other
-	 * nodes, where none of the allowed CPUs (node 1's) is: -EBUSY, and
-	 * nothing written.
+	 * would dereference: -EBUSY at once, no walk to the other nodes, whose
+	 * idle CPUs are allowed; nothing written.
 	 */
-	bitmap_zero(allowed, MAX_CPUS);
-	__set_bit(4, allowed);
-	__set_bit(5, allowed);
+	bitmap_fill(allowed, m->nr_cpus);
 	m->nodes[1][1] = (struct scx_idle_masks) {};
 	m->mach[1].cursor = &cursor;
 	KUNIT_EXPECT_EQ(test, sched_rust_idle_machine_pick(&m->mach[1], allowed, 1, 0,
@@ -767,8 +764,8 @@ static void idle_pick_concurrent_reset(struct kunit *test)
 }
 
 static struct kunit_case idle_pick_cases[] = {
-#ifdef CONFIG_NUMA
 	KUNIT_CASE(idle_pick_rotation),
+#ifdef CONFIG_NUMA
 	KUNIT_CASE(idle_pick_edges),
 	KUNIT_CASE(idle_pick_odd_input),
 #endif

@@ -75,10 +75,12 @@ pub const STATE_PER_NODE: u32 = 1 << 1;
 ///
 /// C updates the idle masks too (`update_builtin_idle()`'s
 /// `cpumask_or()`/`cpumask_andnot()`, `reset_idle_masks()`'s
-/// `cpumask_copy()`, hotplug's `cpumask_clear()`), with plain whole-word
-/// writes; every access here is a `READ_ONCE()` or a C bitop (see
-/// [`Word`]), so a word is never torn, and a claim is the fully ordered
-/// `test_and_clear_bit()` of upstream.
+/// `cpumask_copy()`, hotplug's `cpumask_clear()`), with plain writes
+/// (`memcpy()`/`memset()` for large masks, which may store a word byte by
+/// byte); every access here is a `READ_ONCE()` or a C bitop (see [`Word`]),
+/// so each bit is read as its old or its new value, as C's own readers
+/// read it, and a claim is the fully ordered `test_and_clear_bit()` of
+/// upstream.
 ///
 /// Bits at and above the topology's CPU count are ignored by every search.
 pub type Bits = [Word];
@@ -408,7 +410,9 @@ fn pick_from_online_nodes<T: Topology>(
 ///
 /// Searches `node` first. Stops there for the global masks (`node` is
 /// `None`) or under [`PICK_IDLE_IN_NODE`]; otherwise goes on through the
-/// other online nodes, nearest first. Returns the CPU or `-EBUSY`.
+/// other online nodes, nearest first. Returns the CPU or `-EBUSY`, at once
+/// for a start node without masks (out of range, or not possible: out of
+/// idle.c's contract, where C would read out of bounds).
 #[inline]
 pub fn pick<T: Topology>(
     topo: &T,
@@ -417,7 +421,10 @@ pub fn pick<T: Topology>(
     flags: u64,
     state: u32,
 ) -> i32 {
-    let cpu = pick_in_node(topo, allowed, node, flags, state);
+    let Some(masks) = topo.masks(node) else {
+        return -EBUSY;
+    };
+    let cpu = pick_in_masks(topo, masks, allowed, flags, state);
     if cpu >= 0 {
         return cpu;
     }

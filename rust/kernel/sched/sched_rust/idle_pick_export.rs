@@ -14,8 +14,7 @@
 //!
 //! The tests and benchmarks also run the same core on described machines,
 //! `struct scx_idle_machine` (`Machine`), with a cursor of their own;
-//! those exports are built only with the KUnit suites, the benchmark or the
-//! shadow check.
+//! those exports are built only with the KUnit suites or the benchmark.
 
 use super::idle_pick::{
     pick,
@@ -115,10 +114,11 @@ impl<'a> Masks<'a> {
         //   the idle mask of `scx_bpf_get_idle_cpumask()`, which the writers
         //   above change during the pick.
         // Of those writers, the claims and `assign_cpu()` are atomic bitops;
-        // the others are plain whole-word stores or read-modify-writes,
-        // racing with the pickers by design, as upstream's do. A word is
-        // stored whole, never torn, so a `READ_ONCE()` sees an old or a new
-        // word, and the claim itself is the fully ordered
+        // the others are plain stores or read-modify-writes (for large
+        // masks `memcpy()`/`memset()`, which may store a word in pieces),
+        // racing with the pickers by design, as upstream's do. Each bit a
+        // `READ_ONCE()` sees is its old or its new value, as for C's own
+        // readers, and the claim itself is the fully ordered
         // `test_and_clear_bit()` of upstream: one winner per CPU. A racing
         // plain update of `smt` may undo a core's removal, which upstream
         // accepts (the mask is a hint, the claim on `cpu` decides).
@@ -176,12 +176,15 @@ impl Topology for System<'_> {
         if cpu >= self.0.topo.nr_cpus {
             return None;
         }
-        // SAFETY: `cpu < nr_cpu_ids`. `cpu_smt_mask()` is the live sibling
-        // mask of a possible CPU, `nr_cpu_ids` bits; the topology code
-        // rewrites its bits under CPU hotplug, in whole words (see
-        // `Masks::bits()`), and never frees it (with `CPUMASK_OFFSTACK` it
-        // is allocated in `smp_prepare_cpus()`, before sched_ext can
-        // pick), so it outlives the pick.
+        // SAFETY: `cpu` is a possible CPU: a claim's CPU by the callers'
+        // contract (idle.c's kfuncs check it), a pick's candidates from the
+        // idle masks, which hold possible CPUs only. `cpu_smt_mask()` of a
+        // possible CPU is its live sibling mask, at least `nr_cpu_ids` bits
+        // (or `cpumask_of()` without `CONFIG_SCHED_SMT`, read-only); the
+        // topology code rewrites its bits under CPU hotplug (see
+        // `Masks::bits()`) and never frees it (with `CPUMASK_OFFSTACK` the
+        // architecture allocates it while the CPUs come up, before
+        // sched_ext can pick), so it outlives the pick.
         unsafe {
             let mask = bindings::cpu_smt_mask(cpu as c_int);
             Some(self.0.bits(mask.cast::<c_ulong>()))
@@ -193,8 +196,8 @@ impl Topology for System<'_> {
         if cpu >= self.0.topo.nr_cpus {
             return None;
         }
-        // SAFETY: `cpu_to_node()` of a possible CPU reads its per-CPU node
-        // id, as idle.c does.
+        // SAFETY: `cpu` is a possible CPU (see `smt_siblings()`);
+        // `cpu_to_node()` reads its node id, as idle.c does.
         Some(unsafe { bindings::cpu_to_node(cpu as c_int) })
     }
 
@@ -227,9 +230,15 @@ impl Topology for System<'_> {
 
     #[inline]
     fn node_distance(&self, from: u32, to: u32) -> i32 {
-        // SAFETY: `node_distance()` reads the firmware's distance table
-        // (or returns a constant), for any pair of node ids below
-        // `MAX_NUMNODES`, which is every node of the walk.
+        // The walk asks only for nodes that can be online, below
+        // `nr_node_ids`; any other is never the nearest.
+        let n = self.0.topo.nr_nodes;
+        if from >= n || to >= n {
+            return i32::MAX;
+        }
+        // SAFETY: both are node ids below `nr_node_ids`, which every
+        // architecture's `node_distance()` (a table of the firmware's
+        // distances, or a constant) covers.
         unsafe { bindings::node_distance(from as c_int, to as c_int) }
     }
 }
@@ -284,7 +293,9 @@ unsafe fn system_args<'a>(
 /// # Safety
 ///
 /// `topo` is NULL or points to idle.c's `struct scx_idle_topo` (see
-/// `kernel/sched/sched_rust.h`).
+/// `kernel/sched/sched_rust.h`), or to one of the same masks' copies that
+/// lives for the call; `cpu`, if in `[0, nr_cpus)`, is a possible CPU, as
+/// for idle.c's function (its kfunc callers check it).
 #[export]
 pub unsafe extern "C" fn sched_rust_idle_test_and_clear_cpu(
     topo: *const bindings::scx_idle_topo,
@@ -356,12 +367,8 @@ pub unsafe extern "C" fn sched_rust_idle_pick(
     }
 }
 
-/// Described machines, for the tests, the benchmark and the shadow check.
-#[cfg(any(
-    CONFIG_SCHED_RUST_KUNIT_TEST,
-    CONFIG_SCHED_RUST_BENCH,
-    CONFIG_SCHED_RUST_SHADOW_CHECK
-))]
+/// Described machines, for the tests and the benchmark.
+#[cfg(any(CONFIG_SCHED_RUST_KUNIT_TEST, CONFIG_SCHED_RUST_BENCH))]
 pub mod machine {
     use super::super::idle_pick::{
         build_node_order,
