@@ -23,13 +23,7 @@ fn main() {
         let obj = out.join(src.file_name().unwrap()).with_extension("o");
         let status = Command::new(&clang)
             .args(["-c", "-std=gnu11", "-O1", "-g", "-Wall", "-Werror"])
-            // As the kernel: signed overflow wraps (the SIS_UTIL budget of
-            // nr_idle_scan == INT_MAX, for one).
-            .args([
-                "-fno-strict-aliasing",
-                "-fno-strict-overflow",
-                "-D__KERNEL__",
-            ])
+            .args(["-fno-strict-aliasing", "-D__KERNEL__"])
             .arg("-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp")
             .arg("-I")
             .arg(top.join("bench/userspace/include"))

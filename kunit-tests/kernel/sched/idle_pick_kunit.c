@@ -234,7 +234,8 @@ static void pick_both(struct kunit *test, struct machine *m, enum pick_kind kind
 	KUNIT_ASSERT_EQ(test, c_cursor, rust_cursor);
 	KUNIT_ASSERT_TRUE_MSG(test, masks_equal(m), "masks differ after kind %d", kind);
 	*cursor = c_cursor;
-	m->mach[0].cursor = m->mach[1].cursor = NULL;
+	m->mach[0].cursor = NULL;
+	m->mach[1].cursor = NULL;
 }
 
 /* An allowed mask: everything, nothing, random bits, or whole nodes only. */
