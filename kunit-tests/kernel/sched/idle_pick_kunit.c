@@ -20,8 +20,9 @@
  * struct cpumask of this kernel holds (small_cpumask_bits: 64 in the
  * project's VM, 8 on UML) and at most MAX_NUMNODES nodes (1 without NUMA,
  * where idle.c has no walk across nodes). Input outside idle.c's contract
- * (CPUs and nodes out of range, nodes without masks, claims that would
- * retry forever) is checked on the Rust side only.
+ * (CPUs and nodes out of range, nodes without masks) is checked on the Rust
+ * side only; claims that would retry forever are not made, as the Rust
+ * picker, like idle.c's, would retry forever too.
  *
  * The last cases let kthreads pick from one set of masks at once, C and
  * Rust mixed: each idle CPU must be claimed exactly once. Then the same,
