@@ -219,7 +219,6 @@ struct idle_bench {
 	nodemask_t online;
 	unsigned long allowed[IDLE_WORDS];
 	unsigned int distance[IDLE_NODES_MAX * IDLE_NODES_MAX];
-	u16 order[IDLE_NODES_MAX * IDLE_NODES_MAX];
 	nodemask_t unvisited;
 	unsigned int cursor;
 	struct idle_machine machine;	/* idle.c's code on it */
@@ -248,10 +247,6 @@ static struct idle_bench *idle_bench_alloc(unsigned int nodes)
 			b->distance[n * nodes + to] = 10 + 10 * abs((int)n - (int)to);
 	}
 	bitmap_fill(b->allowed, nr_cpus);
-	if (!sched_rust_idle_build_node_order(b->distance, nodes, b->order)) {
-		kfree(b);
-		return NULL;
-	}
 	b->mach = (struct scx_idle_machine) {
 		.topo = {
 			.nr_cpus = nr_cpus, .nr_nodes = nodes,
@@ -259,8 +254,7 @@ static struct idle_bench *idle_bench_alloc(unsigned int nodes)
 			.nodes = b->nodes, .online_nodes = nodes_addr(b->online),
 		},
 		.smt_siblings = b->sibling_ptrs, .cpu_node = b->cpu_node,
-		.distance = b->distance, .node_order = b->order,
-		.cursor = &b->cursor,
+		.distance = b->distance, .cursor = &b->cursor,
 	};
 	b->machine = (struct idle_machine) {
 		.mach = &b->mach, .state = IDLE_STATE, .unvisited = &b->unvisited,

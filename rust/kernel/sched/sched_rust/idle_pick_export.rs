@@ -253,6 +253,27 @@ fn to_node(node: c_int) -> Option<Option<u32>> {
     }
 }
 
+/// The allowed mask and the node of a pick on `masks`, or `None` for a NULL
+/// mask or a node that is not one.
+///
+/// # Safety
+///
+/// `cpus_allowed` is NULL or a CPU mask of `nr_cpus` bits, live for `'a`
+/// (see `Masks::bits()` for its writers).
+#[inline]
+unsafe fn pick_input<'a>(
+    masks: &Masks<'a>,
+    cpus_allowed: *const c_ulong,
+    node: c_int,
+) -> Option<(&'a Bits, Option<u32>)> {
+    if cpus_allowed.is_null() {
+        return None;
+    }
+    // SAFETY: the caller's contract.
+    let allowed = unsafe { masks.bits(cpus_allowed) };
+    Some((allowed, to_node(node)?))
+}
+
 /// The system and the allowed mask of a pick, or `None` for a NULL pointer
 /// or a node that is not one.
 ///
@@ -265,15 +286,13 @@ unsafe fn system_args<'a>(
     cpus_allowed: *const c_ulong,
     node: c_int,
 ) -> Option<(System<'a>, &'a Bits, Option<u32>)> {
-    // SAFETY: the caller's contract is `Masks::new()`'s.
-    let masks = unsafe { Masks::new(topo) }?;
-    if cpus_allowed.is_null() {
-        return None;
-    }
-    // SAFETY: `cpus_allowed` is a CPU mask, live for the call (the
-    // caller's contract; see `Masks::bits()` for its writers).
-    let allowed = unsafe { masks.bits(cpus_allowed) };
-    Some((System(masks), allowed, to_node(node)?))
+    // SAFETY: the caller's contract is `Masks::new()`'s and
+    // `pick_input()`'s.
+    let (masks, (allowed, node)) = unsafe {
+        let masks = Masks::new(topo)?;
+        (masks, pick_input(&masks, cpus_allowed, node)?)
+    };
+    Some((System(masks), allowed, node))
 }
 
 /// Claims `cpu`: `scx_idle_test_and_clear_cpu()`. With
@@ -500,14 +519,14 @@ pub mod machine {
         cpus_allowed: *const c_ulong,
         node: c_int,
     ) -> Option<(Machine<'a>, &'a Bits, Option<u32>)> {
-        // SAFETY: the caller's contract is `Machine::new()`'s.
-        let machine = unsafe { Machine::new(m) }?;
-        if cpus_allowed.is_null() {
-            return None;
-        }
-        // SAFETY: `cpus_allowed` has `nr_cpus` bits, live for the call.
-        let allowed = unsafe { machine.masks.bits(cpus_allowed) };
-        Some((machine, allowed, to_node(node)?))
+        // SAFETY: the caller's contract is `Machine::new()`'s and
+        // `pick_input()`'s.
+        let (machine, (allowed, node)) = unsafe {
+            let machine = Machine::new(m)?;
+            let input = pick_input(&machine.masks, cpus_allowed, node)?;
+            (machine, input)
+        };
+        Some((machine, allowed, node))
     }
 
     /// [`sched_rust_idle_test_and_clear_cpu`] on a described machine.
