@@ -12,9 +12,10 @@
 # FUZZ_SECONDS (default 20) per target. The corpus is kept in
 # $CACHE/fuzz/corpus/<target> between runs; a crash, a failed model check or
 # a hang (FUZZ_TIMEOUT seconds for one input) leaves its input in
-# $CACHE/fuzz/artifacts/<target>/ and fails the target. Prints one line per
-# target (runs, exec/s, edges covered) and closes with "N passed, N failed"
-# (one per target).
+# $CACHE/fuzz/artifacts/<target>/ and fails the target. Inputs that once
+# failed are kept in rust/fuzz/regressions/<target>/ and run first, every
+# time. Prints one line per target (runs, exec/s, edges covered) and closes
+# with "N passed, N failed" (one per target).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,7 +59,9 @@ for t in "${targets[@]}"; do
 	mkdir -p "$corpus" "$artifacts"
 	echo "fuzz: $t for $FUZZ_SECONDS s"
 	start=$SECONDS
-	"$bin" "$corpus" -max_total_time="$FUZZ_SECONDS" -timeout="$FUZZ_TIMEOUT" \
+	regressions=()
+	[ -d "$fuzz_dir/regressions/$t" ] && regressions=("$fuzz_dir/regressions/$t")
+	"$bin" "$corpus" "${regressions[@]}" -max_total_time="$FUZZ_SECONDS" -timeout="$FUZZ_TIMEOUT" \
 		-max_len="$FUZZ_MAX_LEN" -artifact_prefix="$artifacts" -print_final_stats=1 \
 		> "$log" 2>&1
 	rc=$?

@@ -23,7 +23,10 @@ fn main() {
         let obj = out.join(src.file_name().unwrap()).with_extension("o");
         let status = Command::new(&clang)
             .args(["-c", "-std=gnu11", "-O1", "-g", "-Wall", "-Werror"])
-            .args(["-fno-strict-aliasing", "-D__KERNEL__"])
+            // The kernel's own overflow semantics (top-level Makefile):
+            // signed overflow wraps, as in fair.c's `--nr <= 0` on a budget
+            // of INT_MIN.
+            .args(["-fno-strict-aliasing", "-fno-strict-overflow", "-D__KERNEL__"])
             .arg("-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp")
             .arg("-I")
             .arg(top.join("bench/userspace/include"))
