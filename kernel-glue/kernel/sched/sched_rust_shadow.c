@@ -193,10 +193,8 @@ void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
 	int c_cpu, rust_cpu;
 	bool differs;
 
-	/* select_idle_capacity()'s budget, before it calls the scan. */
-	if (scan->sis_util)
-		nr = scan->nr_idle_scan + 1;
-	if (nr == 1)
+	/* select_idle_capacity()'s budget (fair.c's), then its scan. */
+	if (!asym_sis_util_budget(scan->sis_util, &scan->nr_idle_scan, &nr))
 		c_cpu = -1;
 	else
 		c_cpu = __select_idle_capacity(&asym_shadow_ops, &ctx, scan->cpus,

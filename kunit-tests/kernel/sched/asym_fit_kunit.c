@@ -219,11 +219,8 @@ static int c_select_idle_capacity(const struct asym_case *c,
 {
 	int nr = INT_MAX;
 
-	if (c->scan.sis_util) {
-		nr = wrapping_add(int, c->scan.nr_idle_scan, 1);
-		if (nr == 1)
-			return -1;
-	}
+	if (!asym_sis_util_budget(c->scan.sis_util, &c->scan.nr_idle_scan, &nr))
+		return -1;
 	return __select_idle_capacity(&case_ops, rec, c->scan.cpus, c->scan.nbits,
 				      c->scan.target, c->task.util,
 				      c->task.uclamp_min, c->task.uclamp_max,

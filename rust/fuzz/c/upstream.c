@@ -11,7 +11,7 @@
  *    (idle_pick_machine.h), as the KUnit suite runs them;
  *  - the capacity fit: fair.c's util_fits_cpu(), asym_fits_cpu() and
  *    select_idle_capacity(), the bodies of kernel/sched/asym_fit.h, with
- *    select_idle_capacity()'s SIS_UTIL budget as fair.c computes it;
+ *    select_idle_capacity()'s SIS_UTIL budget (asym_sis_util_budget(), fair.c's);
  *  - the sparsemask and the steal walk of the steal series
  *    (kernel/sched/sparsemask.h, steal_search.h).
  *
@@ -259,10 +259,8 @@ int c_asym_scan(const struct c_asym_cpu *cpus, const unsigned long *mask,
 	};
 	int nr = INT_MAX, cpu = -1;
 
-	/* select_idle_capacity()'s budget, as fair.c computes it. */
-	if (sis_util)
-		nr = wrapping_add(int, nr_idle_scan, 1);
-	if (nr != 1)
+	/* select_idle_capacity()'s budget: fair.c's own. */
+	if (asym_sis_util_budget(sis_util, &nr_idle_scan, &nr))
 		cpu = __select_idle_capacity(&c_asym_ops, &a, mask, nbits, target, util,
 					     uclamp_min, uclamp_max, nr, has_idle_core);
 	*nr_seen = a.nr_seen;
