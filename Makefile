@@ -61,7 +61,7 @@ VM_TIMEOUT ?= 1500
 # KUnit suites that must appear in the VM's output (a missing one fails).
 KUNIT_SUITES ?= sched_rust_sparsemask sched_rust_sparsemask_rust sched_rust_steal sched_rust_steal_rust \
 	sched_rust_idle_pick sched_rust_idle_pick_rust \
-	sched_rust_asym_fit sched_rust_asym_fit_rust
+	sched_rust_asym_fit sched_rust_asym_fit_rust sched_rust_shadow
 
 # The steal benchmark in the guest: hackbench with stealing off, the C walk and
 # the Rust walk, interleaved. make test runs a short version as a function check.
@@ -404,7 +404,9 @@ distro-flags-check:
 # NR_CPUS=8192, CPUMASK_OFFSTACK), in its own build folder, every sched-rust
 # option on, booted on the usual 2-node SMT guest: the KUnit suites and the
 # steal checks with both walks, then the sched_ext selftests (built against
-# this kernel) with both idle pickers. Not in make test: one more kernel.
+# this kernel) with both idle pickers; after each boot, the shadow check's
+# table (every helper the guest calls compared, no difference). Not in make
+# test: one more kernel.
 MAXSMP_KOUT ?= $(CACHE)/build-maxsmp
 MAXSMP_SCX_OUT ?= $(CACHE)/scx-selftests-maxsmp
 .PHONY: maxsmp
@@ -412,9 +414,12 @@ maxsmp: STEAL_ROUNDS = 2
 maxsmp: apply
 	$(call build_variant,$(MAXSMP_KOUT),configs/maxsmp.config)
 	$(call boot_both_walks,$(MAXSMP_KOUT))
+	scripts/shadow-report.py $(CACHE)/vm/shadow.txt steal_search
 	KOUT=$(MAXSMP_KOUT) SCX_OUT=$(MAXSMP_SCX_OUT) scripts/scx-selftests-build.sh
+	rm -f $(CACHE)/scx-maxsmp-results/shadow.txt
 	KOUT=$(MAXSMP_KOUT) SCX_OUT=$(MAXSMP_SCX_OUT) SCX_SCHEDULERS=0 \
 		SCX_RESULTS=$(CACHE)/scx-maxsmp-results RESULTS= scripts/scx-vm.sh
+	scripts/shadow-report.py $(CACHE)/scx-maxsmp-results/shadow.txt idle_claim idle_pick
 
 # A 32-bit ARM kernel (configs/arm32.config: ARMv7, multi_v7's platform
 # part), every sched-rust option that ARM allows on, KUnit and sched_ext

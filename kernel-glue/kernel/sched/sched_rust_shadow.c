@@ -59,21 +59,26 @@ struct shadow_count {
 	unsigned long differences;
 };
 
+/* Why a call could not be checked. */
+enum shadow_skip {
+	SHADOW_SKIP_NO_COPY,	/* no copies: not allocated yet, or no memory */
+	SHADOW_SKIP_BUSY,	/* the copies are in use by another CPU's check */
+	SHADOW_SKIP_INPUT,	/* the input is outside what the copies hold */
+	SHADOW_NR_SKIPS,
+};
+
+static const char * const shadow_skip_names[SHADOW_NR_SKIPS] = {
+	[SHADOW_SKIP_NO_COPY]	= "no copies",
+	[SHADOW_SKIP_BUSY]	= "copies busy",
+	[SHADOW_SKIP_INPUT]	= "outside the contract",
+};
+
 struct shadow_stats {
 	struct shadow_count count[SHADOW_NR_HELPERS][2];
-	unsigned long skipped;
+	unsigned long skipped[SHADOW_NR_SKIPS];
 };
 
 static DEFINE_PER_CPU(struct shadow_stats, shadow_stats);
-
-/* The copies of the live inputs, one set per CPU (interrupts disabled). */
-struct shadow_buf {
-	struct asym_shadow_cpu *cpus;	/* [nr_cpu_ids] */
-	struct sparsemask *overload;	/* nr_cpu_ids elements at density 0 */
-	unsigned long *siblings;	/* nr_cpu_ids bits */
-};
-
-static DEFINE_PER_CPU(struct shadow_buf, shadow_buf);
 
 static void shadow_count(enum shadow_helper helper, bool rust, bool differs)
 {
@@ -82,9 +87,65 @@ static void shadow_count(enum shadow_helper helper, bool rust, bool differs)
 		this_cpu_inc(shadow_stats.count[helper][rust].differences);
 }
 
-void sched_rust_shadow_skipped(void)
+/*
+ * Count a call that could not be checked, and say so in the kernel log the
+ * first time each reason comes up; the debugfs file counts them all.
+ * Callers may hold a run-queue lock, hence printk_deferred().
+ */
+static void shadow_skip(enum shadow_helper helper, enum shadow_skip why)
 {
-	this_cpu_inc(shadow_stats.skipped);
+	static unsigned long logged;
+
+	this_cpu_inc(shadow_stats.skipped[why]);
+	if (!test_and_set_bit(why, &logged))
+		printk_deferred(KERN_INFO "sched_rust shadow: a call of %s not checked: %s (logged once per reason, counted in debugfs)\n",
+				shadow_helper_names[helper], shadow_skip_names[why]);
+}
+
+/*
+ * The copies of the live inputs of the capacity scan and of the steal
+ * walk: one set for the whole system, each taken with a trylock (a call
+ * that finds it taken is skipped), so that memory grows with nr_cpu_ids
+ * and not with its square, in allocations that stay small at 8192 CPUs
+ * (sched_rust_shadow_alloc_sizes()).
+ */
+#define ASYM_SHADOW_CHUNK	256	/* CPUs per allocation of the scan's copy */
+
+struct asym_shadow_copy {
+	raw_spinlock_t lock;
+	struct asym_shadow_cpu **chunks;	/* [nr_cpu_ids / ASYM_SHADOW_CHUNK] */
+};
+
+struct steal_shadow_copy {
+	raw_spinlock_t lock;
+	struct sparsemask *overload;	/* as large as an LLC's mask */
+	unsigned long *siblings;	/* nr_cpu_ids bits */
+};
+
+static struct asym_shadow_copy *asym_shadow;
+static struct steal_shadow_copy *steal_shadow;
+
+void sched_rust_shadow_alloc_sizes(unsigned int nr_cpus, unsigned int nr_nodes,
+				   size_t sizes[SHADOW_NR_ALLOCS])
+{
+	/*
+	 * A cpumask as this kernel sizes it, which may be larger than
+	 * nr_cpus bits (cpumask_copy() and friends write up to NR_CPUS
+	 * without CPUMASK_OFFSTACK), or of @nr_cpus bits if larger.
+	 */
+	size_t mask = max_t(size_t, BITS_TO_LONGS(nr_cpus) * sizeof(long), cpumask_size());
+
+	sizes[SHADOW_ALLOC_ASYM_TABLE] = DIV_ROUND_UP(nr_cpus, ASYM_SHADOW_CHUNK) *
+					 sizeof(struct asym_shadow_cpu *);
+	sizes[SHADOW_ALLOC_ASYM_CHUNK] = ASYM_SHADOW_CHUNK * sizeof(struct asym_shadow_cpu);
+	/* The steal series' cfs_overload_cpus, one per LLC, is this size. */
+	sizes[SHADOW_ALLOC_OVERLOAD] = sparsemask_size(nr_cpus, SMASK_DENSITY_DEFAULT);
+	sizes[SHADOW_ALLOC_SIBLINGS] = mask;
+	/* The idle picks': per node and global, cpu and smt, C's and Rust's. */
+	sizes[SHADOW_ALLOC_IDLE_TABLE] = (nr_nodes + 1) * sizeof(unsigned long *);
+	sizes[SHADOW_ALLOC_IDLE_SET] = 4 * mask;
+	sizes[SHADOW_ALLOC_IDLE_NODES] = nr_nodes * sizeof(struct scx_idle_masks);
+	sizes[SHADOW_ALLOC_IDLE_ALLOWED] = mask;
 }
 
 #ifdef CONFIG_SCHED_RUST_ASYM_FIT
@@ -93,19 +154,26 @@ void sched_rust_shadow_skipped(void)
  * or a single view. The idle-cores hint is recorded, not cleared.
  */
 struct asym_shadow_ctx {
-	const struct asym_shadow_cpu *cpus;	/* NULL: @one for any CPU */
+	struct asym_shadow_cpu * const *cpus;	/* NULL: @one for any CPU */
 	const struct asym_cpu_view *one;
 	bool uclamp_used;
 	bool smt_active;
 	bool cleared;
 };
 
+/* @cpu's entry in the chunks of the scan's copy. */
+static __always_inline struct asym_shadow_cpu *
+asym_shadow_cpu(struct asym_shadow_cpu * const *chunks, int cpu)
+{
+	return &chunks[cpu / ASYM_SHADOW_CHUNK][cpu % ASYM_SHADOW_CHUNK];
+}
+
 static __always_inline const struct asym_cpu_view *
 asym_shadow_view(void *ctx, int cpu)
 {
 	struct asym_shadow_ctx *c = ctx;
 
-	return c->cpus ? &c->cpus[cpu].view : c->one;
+	return c->cpus ? &asym_shadow_cpu(c->cpus, cpu)->view : c->one;
 }
 
 static unsigned long asym_shadow_capacity(void *ctx, int cpu)
@@ -132,7 +200,7 @@ static bool asym_shadow_idle(void *ctx, int cpu)
 {
 	struct asym_shadow_ctx *c = ctx;
 
-	return c->cpus && c->cpus[cpu].idle;
+	return c->cpus && asym_shadow_cpu(c->cpus, cpu)->idle;
 }
 
 static bool asym_shadow_uclamp_used(void *ctx)
@@ -165,33 +233,48 @@ static const struct asym_cpu_ops asym_shadow_ops = {
 static bool asym_shadow_view_fn(void *arg, int cpu, unsigned int want,
 				struct asym_cpu_view *view)
 {
-	const struct asym_shadow_cpu *cpus = arg;
+	const struct asym_shadow_cpu *c = asym_shadow_cpu(arg, cpu);
 
-	if (!cpus[cpu].idle)
+	if (!c->idle)
 		return false;
-	*view = cpus[cpu].view;
+	*view = c->view;
 	return true;
-}
-
-struct asym_shadow_cpu *sched_rust_shadow_asym_cpus(void)
-{
-	return this_cpu_read(shadow_buf.cpus);
 }
 
 void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
 					    const struct asym_scan *scan,
 					    bool smt_active,
-					    const struct asym_shadow_cpu *cpus,
-					    bool rust)
+					    void (*fill)(void *arg, int cpu,
+							 struct asym_shadow_cpu *copy),
+					    void *arg, bool rust)
 {
+	struct asym_shadow_copy *copy = READ_ONCE(asym_shadow);
 	struct asym_shadow_ctx ctx = {
-		.cpus = cpus, .uclamp_used = task->uclamp_used,
-		.smt_active = smt_active,
+		.uclamp_used = task->uclamp_used, .smt_active = smt_active,
 	};
 	bool rust_cleared = false;
+	unsigned long irq_flags;
 	int nr = INT_MAX;
-	int c_cpu, rust_cpu;
+	int c_cpu, rust_cpu, cpu;
 	bool differs;
+
+	if (!copy) {
+		shadow_skip(SHADOW_SELECT_IDLE_CAPACITY, SHADOW_SKIP_NO_COPY);
+		return;
+	}
+	/* The copy holds nr_cpu_ids CPUs; a span has no other. */
+	if (find_next_bit(scan->cpus, scan->nbits, nr_cpu_ids) < scan->nbits) {
+		shadow_skip(SHADOW_SELECT_IDLE_CAPACITY, SHADOW_SKIP_INPUT);
+		return;
+	}
+	if (!raw_spin_trylock_irqsave(&copy->lock, irq_flags)) {
+		shadow_skip(SHADOW_SELECT_IDLE_CAPACITY, SHADOW_SKIP_BUSY);
+		return;
+	}
+	/* The CPUs the scan may read, each read once for both scans. */
+	for_each_set_bit(cpu, scan->cpus, scan->nbits)
+		fill(arg, cpu, asym_shadow_cpu(copy->chunks, cpu));
+	ctx.cpus = copy->chunks;
 
 	/* select_idle_capacity()'s budget (fair.c's), then its scan. */
 	if (!asym_sis_util_budget(scan->sis_util, &scan->nr_idle_scan, &nr))
@@ -203,7 +286,8 @@ void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
 					       task->uclamp_max, nr,
 					       scan->has_idle_core);
 	rust_cpu = sched_rust_select_idle_capacity(task, scan, asym_shadow_view_fn,
-						   (void *)cpus, &rust_cleared);
+						   copy->chunks, &rust_cleared);
+	raw_spin_unlock_irqrestore(&copy->lock, irq_flags);
 
 	differs = c_cpu != rust_cpu || ctx.cleared != rust_cleared;
 	shadow_count(SHADOW_SELECT_IDLE_CAPACITY, rust, differs);
@@ -286,40 +370,54 @@ void sched_rust_shadow_steal_search(const struct sparsemask *overload,
 				    int dst_cpu, bool rust)
 {
 	struct steal_trace c = { .hash = 2166136261 }, r = { .hash = 2166136261 };
-	struct shadow_buf *buf = this_cpu_ptr(&shadow_buf);
+	struct steal_shadow_copy *copy = READ_ONCE(steal_shadow);
 	const unsigned long *siblings = NULL;
-	int nelems = overload->nelems;
+	int nelems = overload->nelems, density = overload->density;
+	size_t sizes[SHADOW_NR_ALLOCS];
+	unsigned long irq_flags;
 	int c_cpu, rust_cpu, i;
 	bool differs;
 
-	if (!buf->overload || nelems < 0 || nelems > nr_cpu_ids ||
-	    overload->density < 0 || overload->density > SMASK_DENSITY_MAX) {
-		sched_rust_shadow_skipped();
+	if (!copy) {
+		shadow_skip(SHADOW_STEAL_SEARCH, SHADOW_SKIP_NO_COPY);
+		return;
+	}
+	/* The copy holds any mask that is no larger than an LLC's. */
+	sched_rust_shadow_alloc_sizes(nr_cpu_ids, nr_node_ids, sizes);
+	if (nelems < 0 || nelems > nr_cpu_ids || density < 0 ||
+	    density > SMASK_DENSITY_MAX ||
+	    sparsemask_size(nelems, density) > sizes[SHADOW_ALLOC_OVERLOAD]) {
+		shadow_skip(SHADOW_STEAL_SEARCH, SHADOW_SKIP_INPUT);
+		return;
+	}
+	if (!raw_spin_trylock_irqsave(&copy->lock, irq_flags)) {
+		shadow_skip(SHADOW_STEAL_SEARCH, SHADOW_SKIP_BUSY);
 		return;
 	}
 	/* The header, then every chunk word: other CPUs set and clear bits. */
-	buf->overload->nelems = nelems;
-	buf->overload->density = overload->density;
-	for (i = 0; i <= nelems >> overload->density; i++)
-		buf->overload->chunks[i].word = READ_ONCE(overload->chunks[i].word);
+	copy->overload->nelems = nelems;
+	copy->overload->density = density;
+	for (i = 0; i <= nelems >> density; i++)
+		copy->overload->chunks[i].word = READ_ONCE(overload->chunks[i].word);
 	if (smt_siblings) {
-		bitmap_copy(buf->siblings, smt_siblings, nelems);
-		siblings = buf->siblings;
+		bitmap_copy(copy->siblings, smt_siblings, nelems);
+		siblings = copy->siblings;
 	}
 
-	c_cpu = steal_search(buf->overload, siblings, dst_cpu,
+	c_cpu = steal_search(copy->overload, siblings, dst_cpu,
 			     steal_shadow_record, &c);
-	rust_cpu = sched_rust_steal_search(buf->overload, siblings, dst_cpu,
+	rust_cpu = sched_rust_steal_search(copy->overload, siblings, dst_cpu,
 					   steal_shadow_record, &r);
 
 	differs = c_cpu != rust_cpu || c.n != r.n || c.hash != r.hash;
 	shadow_count(SHADOW_STEAL_SEARCH, rust, differs);
 	WARN_ONCE(differs,
 		  "sched_rust shadow: steal_search(dst_cpu=%d nelems=%d density=%d siblings=%*pbl): C tried %u (%d %d %d %d ...) -> %d, Rust tried %u (%d %d %d %d ...) -> %d\n",
-		  dst_cpu, nelems, overload->density, siblings ? nelems : 0,
+		  dst_cpu, nelems, density, siblings ? nelems : 0,
 		  siblings, c.n, c.first[0], c.first[1], c.first[2], c.first[3],
 		  c_cpu, r.n, r.first[0], r.first[1], r.first[2], r.first[3],
 		  rust_cpu);
+	raw_spin_unlock_irqrestore(&copy->lock, irq_flags);
 }
 #endif /* CONFIG_SCHED_RUST_STEAL */
 
@@ -327,13 +425,14 @@ void sched_rust_shadow_steal_search(const struct sparsemask *overload,
 /*
  * The idle picks of sched_ext. A pick reads the idle masks of every node,
  * which at 8192 CPUs and 64 nodes are 130 KB, so there is one set of copies
- * for the whole system rather than one per CPU, taken with a trylock: a
- * pick that finds it taken (another CPU's check runs) is counted as
- * skipped. Each implementation works on a copy of its own; everything else
- * is the running system's, read as the real pick reads it: C is idle.c's
- * code (ext/idle_pick.h) with idle.c's accessors but for the masks, and
- * Rust is the very export idle.c calls (sched_rust_idle_pick() and
- * friends), on a struct scx_idle_topo of the copies. Both rotate with
+ * for the whole system rather than one per CPU (one allocation per node),
+ * taken with a trylock: a pick that finds it taken (another CPU's check
+ * runs) is counted as skipped. Each implementation works on a copy of its
+ * own; everything else is the running system's, read as the real pick
+ * reads it: C is idle.c's code (ext/idle_pick.h) with idle.c's accessors
+ * but for the masks, and Rust is the very export idle.c calls
+ * (sched_rust_idle_pick() and friends), on a struct scx_idle_topo of the
+ * copies. Both rotate with
  * cpumask_any_and_distribute() from this CPU's cursor, which lib/cpumask.c
  * keeps to itself: it is read by moving it, and put back.
  */
@@ -342,8 +441,8 @@ struct idle_shadow {
 	/* [0]: C's copy, [1]: Rust's */
 	struct scx_idle_topo topo[2];
 	struct scx_idle_masks *nodes[2];	/* [nr_node_ids] */
-	/* [2][nr_node_ids + 1][cpu, smt], @stride words each */
-	unsigned long *masks;
+	/* [nr_node_ids + 1]: per node, then global: [C, Rust][cpu, smt] */
+	unsigned long **sets;
 	unsigned int stride;
 	struct cpumask *allowed, *all;
 	nodemask_t unvisited;			/* C's walk */
@@ -354,13 +453,28 @@ static struct idle_shadow *idle_shadow;
 
 static unsigned long *idle_shadow_mask(struct idle_shadow *s, int copy, int set, bool smt)
 {
-	return s->masks + ((copy * (nr_node_ids + 1) + set) * 2 + smt) * s->stride;
+	return s->sets[set] + (copy * 2 + smt) * s->stride;
 }
 
-/* The bytes of one copy of every mask. */
-static size_t idle_shadow_copy_bytes(struct idle_shadow *s)
+/* Rust's copy of every mask from C's. */
+static void idle_shadow_dup(struct idle_shadow *s)
 {
-	return (nr_node_ids + 1) * 2 * s->stride * sizeof(long);
+	int set;
+
+	for (set = 0; set <= nr_node_ids; set++)
+		memcpy(idle_shadow_mask(s, 1, set, false), idle_shadow_mask(s, 0, set, false),
+		       2 * s->stride * sizeof(long));
+}
+
+static bool idle_shadow_copies_differ(struct idle_shadow *s)
+{
+	int set;
+
+	for (set = 0; set <= nr_node_ids; set++)
+		if (memcmp(idle_shadow_mask(s, 1, set, false), idle_shadow_mask(s, 0, set, false),
+			   2 * s->stride * sizeof(long)))
+			return true;
+	return false;
 }
 
 static struct idle_shadow *idle_shadow_of(void *ctx)
@@ -514,8 +628,7 @@ static void idle_shadow_snapshot(struct idle_shadow *s, const struct scx_idle_to
 			      nr_cpu_ids);
 	idle_shadow_copy_bits(idle_shadow_mask(s, 0, nr_node_ids, true), topo->global.smt,
 			      nr_cpu_ids);
-	memcpy(idle_shadow_mask(s, 1, 0, false), idle_shadow_mask(s, 0, 0, false),
-	       idle_shadow_copy_bytes(s));
+	idle_shadow_dup(s);
 	if (cpus_allowed)
 		idle_shadow_copy_bits(cpumask_bits(s->allowed), cpumask_bits(cpus_allowed),
 				      nr_cpu_ids);
@@ -563,19 +676,23 @@ static void idle_shadow_run(enum shadow_helper kind, const struct scx_idle_topo 
 	s32 c_got, rust_got;
 	bool differs;
 
-	if (!s || !topo->nodes) {
-		sched_rust_shadow_skipped();
+	if (!s) {
+		shadow_skip(kind, SHADOW_SKIP_NO_COPY);
+		return;
+	}
+	if (!topo->nodes) {
+		shadow_skip(kind, SHADOW_SKIP_INPUT);
 		return;
 	}
 	if (!raw_spin_trylock_irqsave(&s->lock, irq_flags)) {
-		sched_rust_shadow_skipped();
+		shadow_skip(kind, SHADOW_SKIP_BUSY);
 		return;
 	}
 	s->state = state;
 	idle_shadow_snapshot(s, topo, cpus_allowed);
 	if (kind != SHADOW_IDLE_CLAIM && !idle_shadow_in_contract(s, arg)) {
 		raw_spin_unlock_irqrestore(&s->lock, irq_flags);
-		sched_rust_shadow_skipped();
+		shadow_skip(kind, SHADOW_SKIP_INPUT);
 		return;
 	}
 
@@ -612,8 +729,7 @@ static void idle_shadow_run(enum shadow_helper kind, const struct scx_idle_topo 
 	idle_shadow_set_cursor(cursor);
 
 	differs = c_got != rust_got || c_cursor != rust_cursor ||
-		  memcmp(idle_shadow_mask(s, 0, 0, false), idle_shadow_mask(s, 1, 0, false),
-			 idle_shadow_copy_bytes(s));
+		  idle_shadow_copies_differ(s);
 	shadow_count(kind, rust, differs);
 	WARN_ONCE(differs,
 		  "sched_rust shadow: %s(%d flags=%llu state=%u cursor=%u allowed=%*pbl): C %d (cursor %u), Rust %d (cursor %u)%s\n",
@@ -627,7 +743,7 @@ void sched_rust_shadow_idle_claim(const struct scx_idle_topo *topo, int cpu,
 				  unsigned int state, bool rust)
 {
 	if (cpu < 0 || cpu >= nr_cpu_ids) {
-		sched_rust_shadow_skipped();
+		shadow_skip(SHADOW_IDLE_CLAIM, SHADOW_SKIP_INPUT);
 		return;
 	}
 	idle_shadow_run(SHADOW_IDLE_CLAIM, topo, NULL, cpu, 0, state, rust);
@@ -639,11 +755,28 @@ void sched_rust_shadow_idle_pick(const struct scx_idle_topo *topo,
 {
 	if (!topo->nodes || node < NUMA_NO_NODE || node >= (int)nr_node_ids ||
 	    (node >= 0 && !topo->nodes[node].cpu)) {
-		sched_rust_shadow_skipped();
+		shadow_skip(in_node ? SHADOW_IDLE_PICK_IN_NODE : SHADOW_IDLE_PICK,
+			    SHADOW_SKIP_INPUT);
 		return;
 	}
 	idle_shadow_run(in_node ? SHADOW_IDLE_PICK_IN_NODE : SHADOW_IDLE_PICK, topo,
 			cpus_allowed, node, flags, state, rust);
+}
+
+static void idle_shadow_free(struct idle_shadow *s)
+{
+	int set;
+
+	if (!s)
+		return;
+	for (set = 0; s->sets && set <= nr_node_ids; set++)
+		kfree(s->sets[set]);
+	kfree(s->sets);
+	kfree(s->allowed);
+	kfree(s->all);
+	kfree(s->nodes[0]);
+	kfree(s->nodes[1]);
+	kfree(s);
 }
 
 /*
@@ -653,19 +786,28 @@ void sched_rust_shadow_idle_pick(const struct scx_idle_topo *topo,
 static int __init idle_shadow_alloc(void)
 {
 	struct idle_shadow *s = kzalloc(sizeof(*s), GFP_KERNEL);
-	int copy;
+	size_t sizes[SHADOW_NR_ALLOCS];
+	int copy, set;
 
+	sched_rust_shadow_alloc_sizes(nr_cpu_ids, nr_node_ids, sizes);
 	if (!s)
 		goto fail;
 	raw_spin_lock_init(&s->lock);
-	s->stride = cpumask_size() / sizeof(long);
-	s->masks = kvcalloc(2 * (nr_node_ids + 1) * 2 * s->stride, sizeof(long), GFP_KERNEL);
-	s->allowed = kzalloc(cpumask_size(), GFP_KERNEL);
-	s->all = kzalloc(cpumask_size(), GFP_KERNEL);
+	s->stride = sizes[SHADOW_ALLOC_IDLE_ALLOWED] / sizeof(long);
+	s->sets = kzalloc(sizes[SHADOW_ALLOC_IDLE_TABLE], GFP_KERNEL);
+	s->allowed = kzalloc(sizes[SHADOW_ALLOC_IDLE_ALLOWED], GFP_KERNEL);
+	s->all = kzalloc(sizes[SHADOW_ALLOC_IDLE_ALLOWED], GFP_KERNEL);
 	for (copy = 0; copy < 2; copy++)
-		s->nodes[copy] = kcalloc(nr_node_ids, sizeof(*s->nodes[copy]), GFP_KERNEL);
-	if (!s->masks || !s->allowed || !s->all || !s->nodes[0] || !s->nodes[1])
+		s->nodes[copy] = kzalloc(sizes[SHADOW_ALLOC_IDLE_NODES], GFP_KERNEL);
+	if (!s->sets || !s->allowed || !s->all || !s->nodes[0] || !s->nodes[1])
 		goto fail;
+	for (set = 0; set <= nr_node_ids; set++) {
+		int node = set < nr_node_ids ? set : NUMA_NO_NODE;
+
+		s->sets[set] = kzalloc_node(sizes[SHADOW_ALLOC_IDLE_SET], GFP_KERNEL, node);
+		if (!s->sets[set])
+			goto fail;
+	}
 	bitmap_fill(cpumask_bits(s->all), nr_cpu_ids);
 	for (copy = 0; copy < 2; copy++) {
 		s->topo[copy] = (struct scx_idle_topo) {
@@ -682,14 +824,7 @@ static int __init idle_shadow_alloc(void)
 	WRITE_ONCE(idle_shadow, s);
 	return 0;
 fail:
-	if (s) {
-		kvfree(s->masks);
-		kfree(s->allowed);
-		kfree(s->all);
-		kfree(s->nodes[0]);
-		kfree(s->nodes[1]);
-		kfree(s);
-	}
+	idle_shadow_free(s);
 	pr_warn("sched_rust shadow: no memory for the idle pick copies; idle picks are skipped\n");
 	return 0;
 }
@@ -698,8 +833,8 @@ early_initcall(idle_shadow_alloc);
 
 static int shadow_show(struct seq_file *m, void *v)
 {
-	unsigned long calls = 0, differences = 0, skipped = 0;
-	int helper, rust, cpu;
+	unsigned long calls = 0, differences = 0, skipped[SHADOW_NR_SKIPS] = {};
+	int helper, rust, cpu, why;
 
 	seq_puts(m, "# each real call's inputs run through C and Rust; mode: the call site's implementation\n");
 	seq_printf(m, "%-22s %-5s %12s %12s\n", "helper", "mode", "calls", "differences");
@@ -721,38 +856,70 @@ static int shadow_show(struct seq_file *m, void *v)
 		}
 	}
 	for_each_possible_cpu(cpu)
-		skipped += READ_ONCE(per_cpu_ptr(&shadow_stats, cpu)->skipped);
-	seq_printf(m, "total %lu calls, %lu differences, %lu skipped\n",
-		   calls, differences, skipped);
+		for (why = 0; why < SHADOW_NR_SKIPS; why++)
+			skipped[why] += READ_ONCE(per_cpu_ptr(&shadow_stats, cpu)->skipped[why]);
+	seq_printf(m, "total %lu calls, %lu differences, %lu skipped\n", calls, differences,
+		   skipped[SHADOW_SKIP_NO_COPY] + skipped[SHADOW_SKIP_BUSY] +
+		   skipped[SHADOW_SKIP_INPUT]);
+	for (why = 0; why < SHADOW_NR_SKIPS; why++)
+		seq_printf(m, "skipped: %lu %s\n", skipped[why], shadow_skip_names[why]);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(shadow);
 
 /*
- * The copy buffers, sized for nr_cpu_ids, which is final once the possible
- * CPUs are known; allocated before the other CPUs come up. Calls before
- * this runs are counted as skipped.
+ * The copies of the scan's and the walk's inputs, sized for nr_cpu_ids,
+ * which is final once the possible CPUs are known; allocated before the
+ * other CPUs come up. Calls before this runs are counted as skipped.
  */
 static int __init sched_rust_shadow_alloc(void)
 {
-	size_t mask_bytes = sparsemask_size(nr_cpu_ids, 0);
-	int cpu;
+	size_t sizes[SHADOW_NR_ALLOCS];
+	unsigned int i, nr_chunks;
 
-	for_each_possible_cpu(cpu) {
-		struct shadow_buf *buf = per_cpu_ptr(&shadow_buf, cpu);
-		int node = cpu_to_node(cpu);
+	sched_rust_shadow_alloc_sizes(nr_cpu_ids, nr_node_ids, sizes);
+	if (IS_ENABLED(CONFIG_SCHED_RUST_ASYM_FIT)) {
+		struct asym_shadow_copy *a = kzalloc(sizeof(*a), GFP_KERNEL);
 
-		buf->cpus = kcalloc_node(nr_cpu_ids, sizeof(*buf->cpus),
-					 GFP_KERNEL, node);
-		buf->overload = kzalloc_node(mask_bytes, GFP_KERNEL, node);
-		buf->siblings = bitmap_zalloc_node(nr_cpu_ids, GFP_KERNEL, node);
-		if (!buf->cpus || !buf->overload || !buf->siblings) {
-			kfree(buf->cpus);
-			kfree(buf->overload);
-			bitmap_free(buf->siblings);
-			*buf = (struct shadow_buf){};
-			pr_warn("sched_rust shadow: no copy buffers for CPU %d; its calls are skipped\n",
-				cpu);
+		nr_chunks = sizes[SHADOW_ALLOC_ASYM_TABLE] / sizeof(*a->chunks);
+		if (a) {
+			raw_spin_lock_init(&a->lock);
+			a->chunks = kzalloc(sizes[SHADOW_ALLOC_ASYM_TABLE], GFP_KERNEL);
+		}
+		for (i = 0; a && a->chunks && i < nr_chunks; i++) {
+			a->chunks[i] = kzalloc(sizes[SHADOW_ALLOC_ASYM_CHUNK], GFP_KERNEL);
+			if (!a->chunks[i])
+				break;
+		}
+		if (a && a->chunks && i == nr_chunks) {
+			WRITE_ONCE(asym_shadow, a);
+		} else {
+			for (i = 0; a && a->chunks && i < nr_chunks; i++)
+				kfree(a->chunks[i]);
+			if (a)
+				kfree(a->chunks);
+			kfree(a);
+			pr_warn("sched_rust shadow: no memory for the capacity scan's copy; scans are skipped\n");
+		}
+	}
+	if (IS_ENABLED(CONFIG_SCHED_RUST_STEAL)) {
+		struct steal_shadow_copy *st = kzalloc(sizeof(*st), GFP_KERNEL);
+
+		if (st) {
+			raw_spin_lock_init(&st->lock);
+			/* An LLC's own mask is this size: large, but one copy. */
+			st->overload = kvzalloc(sizes[SHADOW_ALLOC_OVERLOAD], GFP_KERNEL);
+			st->siblings = kzalloc(sizes[SHADOW_ALLOC_SIBLINGS], GFP_KERNEL);
+		}
+		if (st && st->overload && st->siblings) {
+			WRITE_ONCE(steal_shadow, st);
+		} else {
+			if (st) {
+				kvfree(st->overload);
+				kfree(st->siblings);
+			}
+			kfree(st);
+			pr_warn("sched_rust shadow: no memory for the steal walk's copy; walks are skipped\n");
 		}
 	}
 	return 0;

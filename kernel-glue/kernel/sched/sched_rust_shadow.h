@@ -36,27 +36,19 @@ struct asym_shadow_cpu {
 };
 
 /*
- * This CPU's array of nr_cpu_ids struct asym_shadow_cpu for the scan's
- * copy, or NULL before the arrays are allocated (the call is then counted
- * as skipped). Call with interrupts disabled, as select_task_rq_fair() runs;
- * the array is this CPU's until they are enabled again.
- */
-struct asym_shadow_cpu *sched_rust_shadow_asym_cpus(void);
-
-/* Count one call that could not be checked (no copy buffer yet). */
-void sched_rust_shadow_skipped(void);
-
-/*
- * The scan of select_idle_capacity() on @cpus (@scan->cpus selects the
- * entries read): C's __select_idle_capacity() against
- * sched_rust_select_idle_capacity(), the CPU and the idle-cores hint.
- * @rust: the call site uses the Rust scan.
+ * The scan of select_idle_capacity(): C's __select_idle_capacity() against
+ * sched_rust_select_idle_capacity(), the CPU and the idle-cores hint, on
+ * one copy of the CPUs the scan may read (@scan->cpus), which @fill writes
+ * (with @arg) before either scan runs. The copy is shared by all CPUs:
+ * a call that finds it in use is counted as skipped. @rust: the call site
+ * uses the Rust scan.
  */
 void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
 					    const struct asym_scan *scan,
 					    bool smt_active,
-					    const struct asym_shadow_cpu *cpus,
-					    bool rust);
+					    void (*fill)(void *arg, int cpu,
+							 struct asym_shadow_cpu *copy),
+					    void *arg, bool rust);
 
 /* __asym_fits_cpu() against sched_rust_asym_fits_cpu() for @view of @cpu. */
 void sched_rust_shadow_asym_fits_cpu(const struct asym_fit_task *task,
@@ -73,8 +65,10 @@ void sched_rust_shadow_util_fits_cpu(const struct asym_fit_task *task,
  * The candidate walk of try_steal(): steal_search() against
  * sched_rust_steal_search() on a copy of @overload and @smt_siblings, each
  * with an attempt that takes nothing, so that both walk every candidate;
- * the sequences of candidates must be the same. Call with interrupts
- * disabled (try_steal() holds the run-queue lock).
+ * the sequences of candidates must be the same. The copy is shared by all
+ * CPUs: a call that finds it in use, or whose mask is larger than an LLC's
+ * overload mask (sparsemask_size(nr_cpu_ids, SMASK_DENSITY_DEFAULT)), is
+ * counted as skipped.
  */
 void sched_rust_shadow_steal_search(const struct sparsemask *overload,
 				    const unsigned long *smt_siblings,
@@ -97,5 +91,27 @@ void sched_rust_shadow_idle_claim(const struct scx_idle_topo *topo, int cpu,
 void sched_rust_shadow_idle_pick(const struct scx_idle_topo *topo,
 				 const struct cpumask *cpus_allowed, int node, u64 flags,
 				 unsigned int state, bool in_node, bool rust);
+
+/* The allocations of the shadow check's copies (sched_rust_shadow_alloc_sizes()). */
+enum shadow_alloc {
+	SHADOW_ALLOC_ASYM_TABLE,	/* the scan's copy: its chunk table */
+	SHADOW_ALLOC_ASYM_CHUNK,	/* one chunk of it, for each 256 CPUs */
+	SHADOW_ALLOC_OVERLOAD,		/* the walk's copy of an LLC's overload mask */
+	SHADOW_ALLOC_SIBLINGS,		/* the walk's copy of the SMT siblings */
+	SHADOW_ALLOC_IDLE_TABLE,	/* the idle picks' table of node sets */
+	SHADOW_ALLOC_IDLE_SET,		/* one node's (or the global) masks, twice */
+	SHADOW_ALLOC_IDLE_NODES,	/* a struct scx_idle_masks per node, twice */
+	SHADOW_ALLOC_IDLE_ALLOWED,	/* the allowed mask, and the full one */
+	SHADOW_NR_ALLOCS,
+};
+
+/*
+ * The size in bytes of each allocation the shadow check makes, once or
+ * once per node, at boot, on a machine of @nr_cpus possible CPUs and
+ * @nr_nodes nodes: what the copies need, the largest input a call may
+ * read, and no more. Nothing is allocated per CPU.
+ */
+void sched_rust_shadow_alloc_sizes(unsigned int nr_cpus, unsigned int nr_nodes,
+				   size_t sizes[SHADOW_NR_ALLOCS]);
 
 #endif /* _KERNEL_SCHED_SCHED_RUST_SHADOW_H */
