@@ -60,6 +60,34 @@ step() { # name command...
 	fi
 }
 
+# KCSAN's checks in our objects: the calls to __tsan_*() and __kcsan_*()
+# (relocations) in each, and in the KUnit updater, update_fn(), on its own,
+# which must have some and must not turn KCSAN off around them.
+kcsan_counts() { # kout
+	local obj n
+	for obj in sparsemask_kunit steal_kunit asym_fit_kunit idle_pick_kunit \
+		sched_rust_shadow_kunit sched_rust_bench sched_rust_shadow sched_rust; do
+		[ -f "$1/kernel/sched/$obj.o" ] || continue
+		n=$(objdump -r "$1/kernel/sched/$obj.o" | grep -cE ' (__tsan_|__kcsan_)')
+		printf 'kcsan: %-26s %5d instrumented accesses\n' "kernel/sched/$obj.o" "$n"
+	done
+	# The relocations inside update_fn()'s bytes of .text (nm -S: start, size).
+	local start size off
+	read -r start size _ < <(nm -S "$1/kernel/sched/idle_pick_kunit.o" | grep ' update_fn$')
+	n=0
+	while read -r off; do
+		(( 16#$off >= 16#$start && 16#$off < 16#$start + 16#$size )) && n=$((n + 1))
+	done < <(objdump -r -j .text "$1/kernel/sched/idle_pick_kunit.o" |
+		awk '$3 ~ /^(__tsan_|__kcsan_)/ { print $1 }')
+	printf 'kcsan: %-26s %5d instrumented accesses\n' "update_fn() (the updater)" "$n"
+	[ "$n" -gt 0 ] || { echo "kcsan: the KUnit updater is not instrumented" >&2; return 1; }
+	# Instrumented, and not told to look away at run time.
+	if objdump -r "$1/kernel/sched/idle_pick_kunit.o" | grep -q 'kcsan_disable_current'; then
+		echo "kcsan: idle_pick_kunit.o calls kcsan_disable_current()" >&2
+		return 1
+	fi
+}
+
 for variant in "$@"; do
 	case $variant in
 	kasan) kout=$DEBUG_KOUT append="$DEBUG_VM_APPEND kasan_multi_shot" ;;
@@ -69,6 +97,7 @@ for variant in "$@"; do
 	frags="$CONFIG_FRAGMENTS configs/debug.config configs/debug-$variant.config"
 	step "$variant: build (and no-panic check)" \
 		make -C "$top" --no-print-directory build KOUT="$kout" CONFIG_FRAGMENTS="$frags"
+	[ "$variant" = kcsan ] && step "kcsan: instrumented accesses" kcsan_counts "$kout"
 	step "$variant: boot, KUnit, hackbench C and Rust" \
 		env KOUT="$kout" VM_MEMORY="$DEBUG_VM_MEMORY" VM_NUMA="$DEBUG_VM_NUMA" \
 		VM_TIMEOUT="$DEBUG_VM_TIMEOUT" VM_LOG_STRICT=1 VM_APPEND="${append# }" \

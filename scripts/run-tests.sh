@@ -99,6 +99,12 @@ count userspace "$p" "$f"
 if run_step clippy "$logs/clippy.log" make -C "$top" --no-print-directory clippy; then count clippy 1 0; else count clippy 0 1; fi
 if run_step rustfmt "$logs/rustfmt.log" make -C "$top" --no-print-directory rustfmtcheck; then count rustfmt 1 0; else count rustfmt 0 1; fi
 
+# The KCSAN filter the debug kernel's boots use: its own cases, then the
+# accepted list it reads.
+if run_step kcsan-filter "$logs/kcsan-filter.log" sh -c "python3 '$top/scripts/kcsan-filter.py' --self-test &&
+	python3 '$top/scripts/kcsan-filter.py' --check '$top/scripts/kcsan-accepted.txt'"; then rc=0; else rc=1; fi
+count_tally kcsan-filter "$logs/kcsan-filter.log" $rc
+
 # A short fuzzing round; make fuzz runs the long one.
 if run_step fuzz "$logs/fuzz.log" make -C "$top" --no-print-directory fuzz-short; then rc=0; else rc=1; fi
 count_tally fuzz "$logs/fuzz.log" $rc

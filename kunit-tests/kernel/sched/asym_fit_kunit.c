@@ -242,7 +242,7 @@ enum asym_outcome {
 	ASYM_NR_OUTCOMES = ASYM_OUT_RANK + 5,
 };
 
-static int case_outcome(const struct asym_case *c, int cpu)
+static noinline_for_stack int case_outcome(const struct asym_case *c, int cpu)
 {
 	struct asym_record rec = { .c = c };
 	bool preferred;
