@@ -26,7 +26,11 @@ fn main() {
             // The kernel's own overflow semantics (top-level Makefile):
             // signed overflow wraps, as in fair.c's `--nr <= 0` on a budget
             // of INT_MIN.
-            .args(["-fno-strict-aliasing", "-fno-strict-overflow", "-D__KERNEL__"])
+            .args([
+                "-fno-strict-aliasing",
+                "-fno-strict-overflow",
+                "-D__KERNEL__",
+            ])
             .arg("-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp")
             .arg("-I")
             .arg(top.join("bench/userspace/include"))
