@@ -13,7 +13,8 @@ fair.c does not call it there).
 A REQUIRED_HELPER (e.g. steal_search) with no compared call at all fails.
 Ends with "N passed, N failed, N skipped"; exit status 1 on a failure.
 
-As a module: parse() reads the table into {(helper, mode): (calls, diffs)}.
+As a module: parse() reads the table into {(helper, mode): (calls, diffs)}
+and the number of skipped calls; reasons() sums the skipped calls by reason.
 """
 
 import sys
@@ -45,6 +46,17 @@ def parse(text):
     return rows, skipped
 
 
+def reasons(text):
+    """{reason: skipped calls}, from the "skipped: N reason" lines."""
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("skipped: "):
+            n, _, why = line[len("skipped: "):].partition(" ")
+            if n.isdigit():
+                out[why] = out.get(why, 0) + int(n)
+    return out
+
+
 def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
@@ -72,9 +84,10 @@ def main(argv):
             print(f"  skip shadow {helper}: no call ({WHY_NOT_CALLED.get(helper, 'not reached')})")
             skips += 1
     total = sum(c for c, _ in rows.values())
+    why = ", ".join(f"{n} {r}" for r, n in reasons(text).items() if n)
     print(f"shadow: {total} calls compared, "
-          f"{sum(d for _, d in rows.values())} differences, {skipped} calls skipped "
-          "(before the copy buffers existed, or an idle pick while another CPU's was checked)")
+          f"{sum(d for _, d in rows.values())} differences, {skipped} calls skipped"
+          + (f" ({why})" if why else ""))
     print(f"{passed} passed, {failed} failed, {skips} skipped")
     return 1 if failed else 0
 
