@@ -132,7 +132,8 @@ def report(title, *stacks, unknown=False):
 
 def self_test():
     accepted = {('read', '__bitmap_subset', 'update_fn'): 'subset',
-                ('write', 'update_fn', 'update_fn'): 'copy'}
+                ('write', 'update_fn', 'update_fn'): 'copy',
+                ('read', '_find_next_and_bit', 'idle_machine_pick_in_node'): 'pick'}
     rust = ('write (marked)', ['test_and_clear_bit', 'rust_helper_test_and_clear_bit',
                                'sched_rust_idle_machine_pick', 'race_fn', 'kthread'])
     cases = [
@@ -154,6 +155,12 @@ def self_test():
         ('a named access, but a write where a read is named', False,
          report('data-race in __bitmap_subset / test_and_clear_bit',
                 ('write', ['__bitmap_subset', 'update_fn', 'kthread']), rust)),
+        # What a list of functions let through: any race inside them.
+        ('a new plain write inside the claim, against a named read', False,
+         report('data-race in new_helper / _find_next_and_bit',
+                ('write', ['new_helper', 'idle_machine_test_and_clear_cpu', 'race_fn']),
+                ('read', ['_find_next_and_bit', 'find_next_and_bit_wrap',
+                          'idle_machine_pick_in_node', 'race_fn']))),
         ('two plain accesses, one of them named', False,
          report('data-race in __bitmap_subset / new_fn',
                 ('read', ['__bitmap_subset', 'update_fn']), ('write', ['new_fn', 'kthread']))),
