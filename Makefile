@@ -405,8 +405,8 @@ distro-flags-check:
 # option on, booted on the usual 2-node SMT guest: the KUnit suites and the
 # steal checks with both walks, then the sched_ext selftests (built against
 # this kernel) with both idle pickers; after each boot, the shadow check's
-# table (every helper the guest calls compared, no difference). Not in make
-# test: one more kernel.
+# table (every helper the guest calls compared, no difference), shown after
+# the selftests whether or not one failed. Not in make test: one more kernel.
 MAXSMP_KOUT ?= $(CACHE)/build-maxsmp
 MAXSMP_SCX_OUT ?= $(CACHE)/scx-selftests-maxsmp
 .PHONY: maxsmp
@@ -418,8 +418,10 @@ maxsmp: apply
 	KOUT=$(MAXSMP_KOUT) SCX_OUT=$(MAXSMP_SCX_OUT) scripts/scx-selftests-build.sh
 	rm -f $(CACHE)/scx-maxsmp-results/shadow.txt
 	KOUT=$(MAXSMP_KOUT) SCX_OUT=$(MAXSMP_SCX_OUT) SCX_SCHEDULERS=0 \
-		SCX_RESULTS=$(CACHE)/scx-maxsmp-results RESULTS= scripts/scx-vm.sh
-	scripts/shadow-report.py $(CACHE)/scx-maxsmp-results/shadow.txt idle_claim idle_pick
+		SCX_RESULTS=$(CACHE)/scx-maxsmp-results RESULTS= scripts/scx-vm.sh; \
+		rc=$$?; \
+		scripts/shadow-report.py $(CACHE)/scx-maxsmp-results/shadow.txt idle_claim idle_pick && \
+		exit $$rc
 
 # A 32-bit ARM kernel (configs/arm32.config: ARMv7, multi_v7's platform
 # part), every sched-rust option that ARM allows on, KUnit and sched_ext
