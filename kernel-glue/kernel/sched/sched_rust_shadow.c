@@ -119,6 +119,7 @@ struct asym_shadow_copy {
 struct steal_shadow_copy {
 	raw_spinlock_t lock;
 	struct sparsemask *overload;	/* as large as an LLC's mask */
+	size_t overload_bytes;		/* its size */
 	unsigned long *siblings;	/* nr_cpu_ids bits */
 };
 
@@ -373,7 +374,6 @@ void sched_rust_shadow_steal_search(const struct sparsemask *overload,
 	struct steal_shadow_copy *copy = READ_ONCE(steal_shadow);
 	const unsigned long *siblings = NULL;
 	int nelems = overload->nelems, density = overload->density;
-	size_t sizes[SHADOW_NR_ALLOCS];
 	unsigned long irq_flags;
 	int c_cpu, rust_cpu, i;
 	bool differs;
@@ -383,10 +383,9 @@ void sched_rust_shadow_steal_search(const struct sparsemask *overload,
 		return;
 	}
 	/* The copy holds any mask that is no larger than an LLC's. */
-	sched_rust_shadow_alloc_sizes(nr_cpu_ids, nr_node_ids, sizes);
 	if (nelems < 0 || nelems > nr_cpu_ids || density < 0 ||
 	    density > SMASK_DENSITY_MAX ||
-	    sparsemask_size(nelems, density) > sizes[SHADOW_ALLOC_OVERLOAD]) {
+	    sparsemask_size(nelems, density) > copy->overload_bytes) {
 		shadow_skip(SHADOW_STEAL_SEARCH, SHADOW_SKIP_INPUT);
 		return;
 	}
@@ -908,7 +907,8 @@ static int __init sched_rust_shadow_alloc(void)
 		if (st) {
 			raw_spin_lock_init(&st->lock);
 			/* An LLC's own mask is this size: large, but one copy. */
-			st->overload = kvzalloc(sizes[SHADOW_ALLOC_OVERLOAD], GFP_KERNEL);
+			st->overload_bytes = sizes[SHADOW_ALLOC_OVERLOAD];
+			st->overload = kvzalloc(st->overload_bytes, GFP_KERNEL);
 			st->siblings = kzalloc(sizes[SHADOW_ALLOC_SIBLINGS], GFP_KERNEL);
 		}
 		if (st && st->overload && st->siblings) {
