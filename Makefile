@@ -517,7 +517,7 @@ kunit-x86: apply
 # The in-kernel benchmark on the host's CPU: a UML kernel built for speed
 # (configs/uml-bench.config) in its own folder, booted UM_BENCH_BOOTS times
 # with UM_CPUS CPUs and the host's root on hostfs; its init
-# (scripts/uml-bench-init.sh) reads debugfs sched_rust/bench with
+# (scripts/uml-bench-init.sh) reads debugfs sched/rust/bench with
 # UM_BENCH_ROUNDS rounds of batches of about UM_BENCH_BATCH_US each
 # (scripts/uml-bench.sh). Results: $(BENCH_OUT)/uml.jsonl, one JSON line per
 # operation and variant. UM_BENCH_VARIANTS: "base", and "inline" (with

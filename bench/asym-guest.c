@@ -7,7 +7,7 @@
  *
  * The KUnit suites have run at boot by the time this starts. It checks that
  * the topology is the one the device tree describes, then, once with the C
- * and once with the Rust capacity fit (the sched feature RUST_ASYM_FIT), it
+ * and once with the Rust capacity fit (sched/rust/asym_fit in debugfs), it
  * runs three workloads that reach fair.c's call sites of the fit:
  *
  *   wakeups   pairs of processes waking each other through pipes, spread
@@ -28,7 +28,7 @@
  *
  *   sched-rust: asym check=<name> impl=<c|rust|-> result=<ok|fail> <detail>
  *
- * and the shadow check's counters (/sys/kernel/debug/sched_rust_shadow)
+ * and the shadow check's counters (/sys/kernel/debug/sched/rust/shadow)
  * before and after each implementation's workloads. Then the guest powers
  * off.
  */
@@ -328,8 +328,8 @@ static void print_shadow(const char *impl, const char *when)
 	static char buf[4096];
 	char *line, *next;
 
-	if (read_file("/sys/kernel/debug/sched_rust_shadow", buf, sizeof(buf)) <= 0) {
-		check("shadow", impl, 0, "no /sys/kernel/debug/sched_rust_shadow");
+	if (read_file("/sys/kernel/debug/sched/rust/shadow", buf, sizeof(buf)) <= 0) {
+		check("shadow", impl, 0, "no /sys/kernel/debug/sched/rust/shadow");
 		return;
 	}
 	for (line = buf; *line; line = next) {
@@ -342,9 +342,10 @@ static void print_shadow(const char *impl, const char *when)
 	}
 }
 
-static int set_feature(const char *feature)
+/* Rust (Y) or C (N): the kernel must be able to switch (SCHED_RUST_SWITCH). */
+static int use_rust(const char *yes_no)
 {
-	return write_file("/sys/kernel/debug/sched/features", feature);
+	return write_file("/sys/kernel/debug/sched/rust/asym_fit", yes_no);
 }
 
 int main(void)
@@ -362,11 +363,11 @@ int main(void)
 	for (i = 0; i < 2; i++) {
 		const char *impl = impls[i];
 
-		if (set_feature(i ? "RUST_ASYM_FIT" : "NO_RUST_ASYM_FIT")) {
-			check("switch", impl, 0, "cannot write /sys/kernel/debug/sched/features");
+		if (use_rust(i ? "Y" : "N")) {
+			check("switch", impl, 0, "cannot write /sys/kernel/debug/sched/rust/asym_fit");
 			continue;
 		}
-		/* A call that read the feature before the switch counts before. */
+		/* A call that read the switch before it moved counts before. */
 		usleep(20000);
 		print_shadow(impl, "start");
 		wakeups(impl, 6, 2000);
@@ -374,7 +375,7 @@ int main(void)
 		idle_core(impl, 40);
 		print_shadow(impl, "end");
 	}
-	set_feature("RUST_ASYM_FIT");
+	use_rust("Y");
 
 	printf("sched-rust: asym guest done, %d failed, %ld ms since boot\n",
 	       failures, now_us() / 1000);

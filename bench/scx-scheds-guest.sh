@@ -3,7 +3,7 @@
 #
 # Runs inside the guest (scripts/scx-vm.sh): attach each BPF scheduler in
 # turn while a CPU, fork and affinity-changing load runs, with one idle
-# picker (the sched feature RUST_IDLE_PICK), and record one result line per
+# picker (sched/rust/idle_pick in debugfs), and record one result line per
 # scheduler in OUTDIR/sched-<picker>.txt:
 #   ok N <sched> # ops=<name> picks=<this picker's> other=<other picker's> nodes=<per-node picks>
 #   not ok N <sched> # <what went wrong>
@@ -16,7 +16,7 @@
 #    space)", nothing else (a runtime error, a stall, a watchdog eject);
 #  - the kernel log of the run has no error line from sched_ext and no BUG,
 #    WARNING, Oops or lockdep report;
-#  - the other picker's counters in sched/ext_idle_picks did not move, and
+#  - the other picker's counters in sched/rust/idle_picks did not move, and
 #    this picker's did, unless the scheduler is listed in SCX_NO_BUILTIN_IDLE
 #    (it never asks sched_ext's built-in idle policy for a CPU);
 #  - for a scheduler listed in SCX_PER_NODE, the flags it logged ("scheduler
@@ -35,20 +35,24 @@ bin=${2:?}
 mode=${3:?}
 secs=${4:?}
 shift 4
-features=/sys/kernel/debug/sched/features
-picks=/sys/kernel/debug/sched/ext_idle_picks
+switch=/sys/kernel/debug/sched/rust/idle_pick
+picks=/sys/kernel/debug/sched/rust/idle_picks
 state=/sys/kernel/sched_ext/state
 log=$out/sched-$mode.txt
 no_builtin_idle=" ${SCX_NO_BUILTIN_IDLE:-} "
 per_node=" ${SCX_PER_NODE:-} "
 
 case $mode in
-c) feature=NO_RUST_IDLE_PICK other=rust ;;
-rust) feature=RUST_IDLE_PICK other=c ;;
+c) use_rust=N other=rust ;;
+rust) use_rust=Y other=c ;;
 *) echo "error=unknown picker $mode" > "$log"; exit 1 ;;
 esac
-echo $feature > $features
-grep -qw $feature $features || { echo "error=cannot set the $mode picker ($feature)" > "$log"; exit 1; }
+# The kernel must be able to switch pickers (CONFIG_SCHED_RUST_SWITCH).
+echo $use_rust > $switch 2>/dev/null
+if [ "$(cat $switch 2>/dev/null)" != $use_rust ]; then
+	echo "error=cannot set the $mode picker (no $switch?)" > "$log"
+	exit 1
+fi
 [ -r $picks ] || { echo "error=no $picks" > "$log"; exit 1; }
 [ -r $state ] || { echo "error=no $state: sched_ext is not ready" > "$log"; exit 1; }
 # The counters count while schedstats are on.

@@ -3,7 +3,7 @@
 #
 # Runs inside the guest (scripts/vm-kunit.sh, VM_EXTRA): upstream's sched_ext
 # selftests (tools/testing/selftests/sched_ext/runner) with one idle picker,
-# chosen by the sched feature RUST_IDLE_PICK in this boot.
+# chosen by sched/rust/idle_pick in debugfs in this boot.
 # Usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]
 #
 # Each TEST runs on its own (all of the runner's tests if none is named),
@@ -12,7 +12,7 @@
 # under way is named in OUTDIR/scx-<mode>.started. The runner's output is
 # appended to OUTDIR/scx-<mode>.txt, and after each test a line
 #   picks <test> <this picker's count> <the other picker's count> <seconds>
-# from sched/ext_idle_picks (read before and after the test, with schedstats
+# from sched/rust/idle_picks (read before and after the test, with schedstats
 # on): the proof of which picker served it. scripts/scx-report.py counts them.
 # A test that did not pass is run a second time (see below).
 #
@@ -31,18 +31,19 @@ mode=${3:?usage: scx-selftests-guest.sh OUTDIR RUNNER c|rust [TEST...]}
 shift 3
 # Seconds a runner call may take before it counts as hung.
 tmo=${SCX_TEST_TIMEOUT:-300}
-features=/sys/kernel/debug/sched/features
-picks=/sys/kernel/debug/sched/ext_idle_picks
+switch=/sys/kernel/debug/sched/rust/idle_pick
+picks=/sys/kernel/debug/sched/rust/idle_picks
 log=$out/scx-$mode.txt
 
 case $mode in
-c) feature=NO_RUST_IDLE_PICK other=rust ;;
-rust) feature=RUST_IDLE_PICK other=c ;;
+c) use_rust=N other=rust ;;
+rust) use_rust=Y other=c ;;
 *) echo "error=unknown picker $mode" > "$log"; exit 1 ;;
 esac
-echo $feature > $features
-if ! grep -qw $feature $features; then
-	echo "error=cannot set the $mode picker ($feature)" > "$log"
+# The kernel must be able to switch pickers (CONFIG_SCHED_RUST_SWITCH).
+echo $use_rust > $switch 2>/dev/null
+if [ "$(cat $switch 2>/dev/null)" != $use_rust ]; then
+	echo "error=cannot set the $mode picker (no $switch?)" > "$log"
 	exit 1
 fi
 [ -r $picks ] || { echo "error=no $picks" > "$log"; exit 1; }

@@ -38,7 +38,7 @@ command -v hackbench > /dev/null || die "hackbench not found (Debian rt-tests)"
 grep -qwE "(NO_)?STEAL" "$features" || die "sched feature STEAL missing"
 case " $modes " in *" rust "*)
 	has_rust ||
-		die "sched feature RUST_STEAL missing (CONFIG_SCHED_RUST_STEAL?)" ;;
+		die "no sched/rust/steal in debugfs (CONFIG_SCHED_RUST_STEAL, CONFIG_SCHED_RUST_SWITCH?)" ;;
 esac
 
 # The steal counter is a schedstat: it counts only while schedstats are on.

@@ -2,30 +2,32 @@
 #
 # What the guest scripts (steal-hackbench.sh, steal-checks.sh,
 # steal-tries.sh) share, sourced by each with debugfs mounted:
-#   has_rust        whether the kernel has the Rust steal walk (the sched
-#                   feature RUST_STEAL exists, on or off)
+#   has_rust        whether this boot can run the Rust steal walk: the
+#                   kernel has it and can switch it (CONFIG_SCHED_RUST_SWITCH:
+#                   /sys/kernel/debug/sched/rust/steal exists)
 #   set_mode MODE   off: no stealing; c: stealing by the C walk over the C
 #                   sparsemask; rust: by the Rust walk over the Rust
 #                   sparsemask. On a kernel without the Rust helpers c
-#                   writes no RUST_* feature, and rust fails.
+#                   switches nothing, and rust fails.
 #   counters        the sums of the steals, tries and walks columns of
 #                   /sys/kernel/debug/sched/steal
 
 features=/sys/kernel/debug/sched/features
+rust_dir=/sys/kernel/debug/sched/rust
 
-has_rust() { grep -qwE "(NO_)?RUST_STEAL" "$features"; }
+has_rust() { [ -e "$rust_dir/steal" ]; }
 
 set_mode() {
 	case $1 in
 	off)  echo NO_STEAL > "$features" ;;
 	c)    echo STEAL > "$features"
 	      if has_rust; then
-		      echo NO_RUST_STEAL > "$features"
-		      echo NO_RUST_SPARSEMASK > "$features"
+		      echo N > "$rust_dir/steal"
+		      echo N > "$rust_dir/sparsemask"
 	      fi ;;
 	rust) echo STEAL > "$features"
-	      echo RUST_STEAL > "$features"
-	      echo RUST_SPARSEMASK > "$features" ;;
+	      echo Y > "$rust_dir/steal"
+	      echo Y > "$rust_dir/sparsemask" ;;
 	*)    echo "set_mode: no mode $1" >&2; return 1 ;;
 	esac
 }

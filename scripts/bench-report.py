@@ -62,7 +62,7 @@ KERNEL_OPS = {
 HELPER_ORDER = ["sparsemask", "steal", "idle_pick", "asym_fit"]
 HELPER_TITLE = {"sparsemask": "sparsemask", "steal": "steal search",
                 "idle_pick": "sched_ext idle pick", "asym_fit": "asym capacity fit"}
-UML_METHOD = ("in-kernel (debugfs sched_rust/bench) in a UML kernel on the host CPU, "
+UML_METHOD = ("in-kernel (debugfs sched/rust/bench) in a UML kernel on the host CPU, "
               "clang/rustc -O2; per round one batch of C then Rust (order alternating), "
               "same data, checksums equal; median of the per-round Rust/C ratios of all "
               "boots, 95% interval from order statistics")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The shadow check's counters (/sys/kernel/debug/sched_rust_shadow).
+"""The shadow check's counters (/sys/kernel/debug/sched/rust/shadow).
 
 Usage: shadow-report.py FILE [REQUIRED_HELPER...]
 

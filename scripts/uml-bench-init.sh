@@ -19,7 +19,7 @@ $bb mount -t hostfs -o "$out" hostfs "$out"
 } > "$out/uml-info.txt"
 i=1
 while [ "$i" -le "${UML_BENCH_READS:-1}" ]; do
-	$bb cat /sys/kernel/debug/sched_rust/bench > "$out/bench-$i.txt.tmp" &&
+	$bb cat /sys/kernel/debug/sched/rust/bench > "$out/bench-$i.txt.tmp" &&
 		$bb mv "$out/bench-$i.txt.tmp" "$out/bench-$i.txt"
 	i=$((i + 1))
 done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The in-kernel benchmark (debugfs sched_rust/bench) on the host's own CPU:
+# The in-kernel benchmark (debugfs sched/rust/bench) on the host's own CPU:
 # boot the UML kernel of $UM_BENCH_KOUT (make bench-uml-build) $UM_BENCH_BOOTS
 # times, each boot reading the bench file once with $UM_BENCH_ROUNDS rounds
 # of batches of about $UM_BENCH_BATCH_US us and every round's times (raw=1);

@@ -49,9 +49,9 @@ nproc > $out/nproc.txt
 ls -d /sys/devices/system/node/node* | wc -l > $out/nodes.txt
 cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list > $out/siblings0.txt
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-if [ -e /sys/kernel/debug/sched_rust/bench ]; then cat /sys/kernel/debug/sched_rust/bench > $out/bench.txt; fi
+if [ -e /sys/kernel/debug/sched/rust/bench ]; then cat /sys/kernel/debug/sched/rust/bench > $out/bench.txt; fi
 $VM_EXTRA
-if [ -e /sys/kernel/debug/sched_rust_shadow ]; then cat /sys/kernel/debug/sched_rust_shadow > $out/shadow.txt; fi
+if [ -e /sys/kernel/debug/sched/rust/shadow ]; then cat /sys/kernel/debug/sched/rust/shadow > $out/shadow.txt; fi
 dmesg > $out/dmesg-end.txt
 echo done > $out/guest-done
 EOF

@@ -2,7 +2,7 @@
 /*
  * Side-by-side benchmark of the C and the Rust scheduler helpers.
  *
- * Reading /sys/kernel/debug/sched_rust/bench runs it and prints one line
+ * Reading /sys/kernel/debug/sched/rust/bench runs it and prints one line
  * per operation: the Rust/C time ratio over the rounds, as median,
  * quartiles and extremes, and the median time per operation of each side.
  * Each round times a batch of the C operation and the same batch of the
@@ -894,15 +894,14 @@ static const struct file_operations bench_fops = {
 	.release	= single_release,
 };
 
+/* After sched_init_debug() (a late_initcall) has made sched/rust. */
 static int __init sched_rust_bench_init(void)
 {
-	struct dentry *dir = debugfs_create_dir("sched_rust", NULL);
-
 	bench_smt_init();
 	asym_bench_init();
 	if (!idle_bench_init())
 		return -ENOMEM;
-	debugfs_create_file("bench", 0400, dir, NULL, &bench_fops);
+	debugfs_create_file("bench", 0400, sched_rust_debugfs, NULL, &bench_fops);
 	return 0;
 }
-late_initcall(sched_rust_bench_init);
+late_initcall_sync(sched_rust_bench_init);

@@ -4,8 +4,8 @@
  *
  * kernel/sched/sched_rust.rs exports these functions. Each has a C
  * counterpart with the same contract, kept as the baseline; the call sites
- * pick one by Kconfig (and, where both are built, by a sched feature), and
- * the KUnit suites check that both give the same answers.
+ * pick one by Kconfig (see sched_rust_use() below), and the KUnit suites
+ * check that both give the same answers.
  *
  * This header is also read by bindgen (rust/bindings/bindings_helper.h), so
  * that #[export] can check each Rust signature against its prototype. Keep
@@ -17,6 +17,7 @@
 
 #include <linux/bits.h>
 #include <linux/build_bug.h>
+#include <linux/compiler.h>
 #include <linux/numa.h>
 #include <linux/types.h>
 
@@ -167,6 +168,31 @@ static_assert(sizeof(struct asym_scan) == sizeof(void *) + 4 * sizeof(int));
  * callers test that option with IS_ENABLED() or #ifdef, so the compiler
  * drops calls to functions that were not built.
  */
+
+/*
+ * Which implementation the scheduler calls: a helper built in Rust replaces
+ * its C version, and its call sites call Rust directly. With
+ * CONFIG_SCHED_RUST_SWITCH (a debug option), sched/rust/<helper> in debugfs
+ * chooses between the two at run time instead (kernel/sched/debug.c), so
+ * that tests and benchmarks can run both in one boot. A call site tests
+ * sched_rust_use(<helper>) only where the helper is built.
+ */
+#ifdef CONFIG_SCHED_RUST_SWITCH
+struct sched_rust_switch {
+	bool sparsemask;
+	bool steal;
+	bool asym_fit;
+	bool idle_pick;
+};
+extern struct sched_rust_switch sched_rust_switch;
+#define sched_rust_use(helper)	READ_ONCE(sched_rust_switch.helper)
+#else
+#define sched_rust_use(helper)	true
+#endif
+
+/* sched/rust in debugfs, for the files of the debug and test options. */
+struct dentry;
+extern struct dentry *sched_rust_debugfs;
 
 /*
  * The contracts are those of the C functions in kernel/sched/sparsemask.h;

@@ -926,9 +926,10 @@ static int __init sched_rust_shadow_alloc(void)
 }
 early_initcall(sched_rust_shadow_alloc);
 
+/* After sched_init_debug() (a late_initcall) has made sched/rust. */
 static int __init sched_rust_shadow_debugfs_init(void)
 {
-	debugfs_create_file("sched_rust_shadow", 0400, NULL, NULL, &shadow_fops);
+	debugfs_create_file("shadow", 0400, sched_rust_debugfs, NULL, &shadow_fops);
 	return 0;
 }
-late_initcall(sched_rust_shadow_debugfs_init);
+late_initcall_sync(sched_rust_shadow_debugfs_init);

@@ -7,11 +7,11 @@
  * make the call: the capacity scan of select_idle_capacity(), the tests of
  * asym_fits_cpu() and util_fits_cpu() (fair.c), the candidate walk of
  * try_steal() (fair.c) and the idle picks of sched_ext (ext/idle.c). Each
- * function runs the C and the Rust implementation on
- * those inputs, counts the call under the implementation that the call site
- * uses (its sched feature), and counts and reports (WARN_ONCE(), with the
- * inputs) any difference. /sys/kernel/debug/sched_rust_shadow has the
- * counts.
+ * function runs the C and the Rust implementation on those inputs, counts
+ * the call under the implementation that the call site uses (Rust, unless
+ * a debug kernel switched it to C), and counts and reports (WARN_ONCE(),
+ * with the inputs) any difference. /sys/kernel/debug/sched/rust/shadow has
+ * the counts.
  *
  * The inputs that other CPUs change while the helper runs (which CPUs are
  * idle, which are overloaded) are copied first, and both implementations
