@@ -3,7 +3,7 @@
 #
 # make debug-kernel: the VM kernel with the kernel's run-time checkers, in
 # one build folder per checker, each booted once with every sched-rust
-# option on (the RUST_* sched features default to on):
+# option on (each Rust helper replacing its C version):
 #
 #   kasan   configs/debug.config + debug-kasan.config: KASAN (generic,
 #           inline, C and Rust instrumented), lockdep, DEBUG_ATOMIC_SLEEP,

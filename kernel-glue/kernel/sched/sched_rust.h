@@ -175,19 +175,22 @@ static_assert(sizeof(struct asym_scan) == sizeof(void *) + 4 * sizeof(int));
  * CONFIG_SCHED_RUST_SWITCH (a debug option), sched/rust/<helper> in debugfs
  * chooses between the two at run time instead (kernel/sched/debug.c), so
  * that tests and benchmarks can run both in one boot. A call site tests
- * sched_rust_use(<helper>) only where the helper is built.
+ * sched_rust_use(<helper>) only where the helper is built; a misspelt
+ * helper does not build, with or without the switch.
  */
-#ifdef CONFIG_SCHED_RUST_SWITCH
 struct sched_rust_switch {
 	bool sparsemask;
 	bool steal;
 	bool asym_fit;
 	bool idle_pick;
 };
+
+#ifdef CONFIG_SCHED_RUST_SWITCH
 extern struct sched_rust_switch sched_rust_switch;
 #define sched_rust_use(helper)	READ_ONCE(sched_rust_switch.helper)
 #else
-#define sched_rust_use(helper)	true
+#define sched_rust_use(helper)	\
+	(sizeof(((struct sched_rust_switch *)NULL)->helper) != 0)
 #endif
 
 /* sched/rust in debugfs, for the files of the debug and test options. */
