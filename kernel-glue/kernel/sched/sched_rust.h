@@ -17,7 +17,6 @@
 
 #include <linux/bits.h>
 #include <linux/build_bug.h>
-#include <linux/compiler.h>
 #include <linux/numa.h>
 #include <linux/types.h>
 
@@ -187,6 +186,7 @@ struct sched_rust_switch {
 
 #ifdef CONFIG_SCHED_RUST_SWITCH
 extern struct sched_rust_switch sched_rust_switch;
+/* READ_ONCE() is the callers' (<linux/compiler.h>): this header keeps to types. */
 #define sched_rust_use(helper)	READ_ONCE(sched_rust_switch.helper)
 #else
 #define sched_rust_use(helper)	\
