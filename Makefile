@@ -37,8 +37,17 @@ VNG             ?= $(CACHE)/venv/bin/vng
 PAHOLE          ?= $(CACHE)/tools/bin/pahole
 export CCACHE_DIR ?= $(CACHE)/ccache
 
-KMAKE = $(MAKE) -C $(KSRC) O=$(KOUT) -j$(JOBS) \
-	LLVM=-$(LLVM_VERSION) CC="ccache clang-$(LLVM_VERSION)" \
+# The C compiler of $(KMAKE): clang of LLVM $(LLVM_VERSION) (the default), or
+# TOOLCHAIN=gcc (Debian's gcc, for kernels without Rust; scripts/config.sh
+# configures with the same compiler).
+TOOLCHAIN ?= clang
+ifeq ($(TOOLCHAIN),gcc)
+KMAKE_CC = CC="ccache gcc"
+else
+KMAKE_CC = LLVM=-$(LLVM_VERSION) CC="ccache clang-$(LLVM_VERSION)"
+endif
+export TOOLCHAIN
+KMAKE = $(MAKE) -C $(KSRC) O=$(KOUT) -j$(JOBS) $(KMAKE_CC) \
 	RUSTC=$(RUSTC) RUSTDOC=$(RUSTDOC) CLIPPY_DRIVER=$(CLIPPY_DRIVER) \
 	BINDGEN=$(BINDGEN) RUST_LIB_SRC=$(RUST_LIB_SRC) PAHOLE=$(PAHOLE) \
 	LIBCLANG_PATH=/usr/lib/llvm-$(LLVM_VERSION)/lib
@@ -119,6 +128,8 @@ help:
 	@echo "             distro-kernels (distro code generation, with and without the inline option:"
 	@echo "             build, no-call proof, calls/retpolines/kCFI/return thunks per operation)"
 	@echo "             distro-flags-check (the userspace replica's distro flags against that build)"
+	@echo "             one-impl (the VM kernel without SCHED_RUST_SWITCH: Rust called directly,"
+	@echo "             no C picker and no switch in the objects)"
 	@echo "             arm64-asym (arm64 guest, big and little SMT cores: fair.c's capacity fit with C and Rust, shadow check)"
 	@echo "             scx (sched_ext boot: every selftest and BPF scheduler, C and Rust picker)"
 	@echo "             scx-soak (the schedulers alone, SCX_SOAK_SECONDS each), scx-mutant (a"
@@ -139,7 +150,8 @@ help:
 	@echo "             SERIES_SIGNOFF='Name <addr>' signs them; docs/series.md), series-check"
 	@echo "             (git am + build all options off / on + series-objcmp: with every option"
 	@echo "             off, the scheduler's object code equals the base's, function by"
-	@echo "             function), series-bisect (every commit builds; not in make test),"
+	@echo "             function; series-objcmp-all: clang x86_64, gcc x86_64, clang arm64),"
+	@echo "             series-bisect (every commit builds; not in make test),"
 	@echo "             series-checkpatch"
 
 deps:
@@ -249,7 +261,7 @@ series-kbuild:
 	scripts/config.sh $(CONFIG_FRAGMENTS)
 	$(KMAKE) bzImage
 series-kmake:
-	$(KMAKE) $(KTARGETS)
+	$(KMAKE) $(if $(KARCH),ARCH=$(KARCH)) $(KTARGETS)
 
 # The two builds are one step: the build lock is held across both.
 series-check: series
@@ -259,12 +271,40 @@ series-check: series
 	@echo "series-check: ok: the posted files apply with git am, build with all options off and on," \
 		"and with all options off the scheduler's object code is the base's"
 
-# Needs series.sh am (make series-check runs it first).
-series-objcmp:
-	SERIES_BASE_KOUT=$(SERIES_BASE_KOUT) SERIES_CMP_KOUT=$(SERIES_CMP_KOUT) \
-		SERIES_CMP_FRAGMENTS="$(SERIES_CMP_FRAGMENTS)" SERIES_CMP_OBJS="$(SERIES_CMP_OBJS)" \
-		SERIES_KMAKE="$(LOCK) $(MAKE) --no-print-directory -C $(TOP) series-kmake" \
+# Needs series.sh am (make series-check runs it first). Options off ==
+# upstream per compiler and architecture, each variant with its own build
+# folders and accepted list (scripts/series-check-accepted-<variant>.txt):
+#   clang-x86_64  the VM configuration (make series-objcmp, in make test)
+#   gcc-x86_64    the same with Debian's gcc, CONFIG_RUST off (most kernels
+#                 with these options off are built by GCC)
+#   clang-arm64   the arm64 configuration of make arm64-asym
+# make series-objcmp-all runs the three (not in make test: four more builds
+# of the scheduler's objects).
+SERIES_OBJCMP_VARIANTS = clang-x86_64 gcc-x86_64 clang-arm64
+.PHONY: series-objcmp-all $(addprefix series-objcmp-,$(SERIES_OBJCMP_VARIANTS))
+series-objcmp: series-objcmp-clang-x86_64
+series-objcmp-all: $(addprefix series-objcmp-,$(SERIES_OBJCMP_VARIANTS))
+series-objcmp-clang-x86_64: OBJCMP_KOUT_SUFFIX =
+series-objcmp-gcc-x86_64: OBJCMP_TOOLCHAIN = gcc
+series-objcmp-gcc-x86_64: OBJCMP_FRAGMENTS = $(SERIES_CMP_FRAGMENTS) configs/series-cmp-gcc.config
+series-objcmp-gcc-x86_64: OBJCMP_OBJS = $(filter-out rust/%,$(SERIES_CMP_OBJS))
+series-objcmp-clang-arm64: OBJCMP_ARCH = arm64
+series-objcmp-clang-arm64: OBJCMP_FRAGMENTS = configs/arm64-asym.config configs/series-cmp.config
+$(addprefix series-objcmp-,$(SERIES_OBJCMP_VARIANTS)): series-objcmp-%:
+	SERIES_BASE_KOUT=$(SERIES_BASE_KOUT)$(OBJCMP_KOUT_SUFFIX) \
+		SERIES_CMP_KOUT=$(SERIES_CMP_KOUT)$(OBJCMP_KOUT_SUFFIX) \
+		SERIES_CMP_FRAGMENTS="$(OBJCMP_FRAGMENTS)" SERIES_CMP_OBJS="$(OBJCMP_OBJS)" \
+		SERIES_ACCEPTED=$(TOP)/scripts/series-check-accepted-$*.txt \
+		TOOLCHAIN=$(OBJCMP_TOOLCHAIN) SERIES_ARCH=$(OBJCMP_ARCH) \
+		SERIES_KMAKE="$(LOCK) $(MAKE) --no-print-directory -C $(TOP) series-kmake \
+			TOOLCHAIN=$(OBJCMP_TOOLCHAIN) KARCH=$(OBJCMP_ARCH)" \
 		scripts/series-objcmp.sh
+# Defaults of the variants above (clang-x86_64 keeps the plain folder names).
+OBJCMP_KOUT_SUFFIX  = -$*
+OBJCMP_TOOLCHAIN    = clang
+OBJCMP_ARCH         =
+OBJCMP_FRAGMENTS    = $(SERIES_CMP_FRAGMENTS)
+OBJCMP_OBJS         = $(SERIES_CMP_OBJS)
 
 series-check-builds:
 	@echo "series-check: build with every sched-rust option off ($(SERIES_OFF_KOUT))"
@@ -394,6 +434,17 @@ distro-kernels: apply
 		CONFIG_FRAGMENTS="$(DISTRO_FRAGMENTS) configs/inline.config"
 	scripts/inline-proof.py $(DISTRO_INLINE_KOUT)
 	scripts/hotpath-costs.py --out docs/hotpath-costs.md $(DISTRO_KOUT) $(DISTRO_INLINE_KOUT)
+
+# One implementation per build (scripts/one-impl-check.sh): the VM kernel
+# without SCHED_RUST_SWITCH, as a production configuration builds it, in its
+# own folder; the objects must call Rust with no C picker and no switch left.
+# Build only; not in make test (one more kernel).
+ONE_IMPL_KOUT ?= $(CACHE)/build-one-impl
+.PHONY: one-impl
+one-impl: apply
+	$(MAKE) --no-print-directory build KOUT=$(ONE_IMPL_KOUT) \
+		CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS) configs/one-impl.config"
+	KOUT=$(ONE_IMPL_KOUT) scripts/one-impl-check.sh
 
 # The userspace replica's distro flags against those the kernel build of
 # configs/distro.config gives fair.c and the Rust crate (its .cmd files).
@@ -621,7 +672,7 @@ test: deps
 	scripts/run-tests.sh
 
 clean:
-	rm -rf $(KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(INLINE_KOUT) $(MAXSMP_KOUT) $(ARM32_KOUT) $(UM_KOUT) $(DEBUG_KOUT) $(DEBUG_KCSAN_KOUT) $(CACHE)/vm $(SCX_OUT) $(SCX_SCHEDS_OUT) $(RESULTS)
+	rm -rf $(KOUT) $(ONE_IMPL_KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(INLINE_KOUT) $(MAXSMP_KOUT) $(ARM32_KOUT) $(UM_KOUT) $(DEBUG_KOUT) $(DEBUG_KCSAN_KOUT) $(CACHE)/vm $(SCX_OUT) $(SCX_SCHEDS_OUT) $(RESULTS)
 	cd rust && cargo clean
 
 distclean:

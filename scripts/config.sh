@@ -4,6 +4,8 @@
 # Write $KOUT/.config: tinyconfig, then the fragments given as arguments.
 # CONFIG_BASE=empty starts from the fragments alone, as kunit.py does (every
 # other option takes its default); ARCH=um configures a UML kernel.
+# TOOLCHAIN=gcc configures for Debian's gcc instead of clang (Kconfig's
+# answers depend on the compiler: CC_IS_GCC, what it supports, RUST).
 # Every option a fragment asks for must survive olddefconfig; one that was
 # dropped (a missing dependency, a typo) fails the step instead of silently
 # building something else. So does a pahole older than 1.26 ($PAHOLE, see
@@ -17,7 +19,12 @@ KOUT=${KOUT:?}
 frags=()
 for f in "$@"; do frags+=("$(realpath "$f")"); done
 
-kmake=(make -s -C "$KSRC" O="$KOUT" ${ARCH:+ARCH="$ARCH"} LLVM=-22 RUSTC="${RUSTC:-/usr/bin/rustc}"
+case ${TOOLCHAIN:-clang} in
+clang) cc=(LLVM=-22) ;;
+gcc) cc=(CC=gcc) ;;
+*) echo "config: TOOLCHAIN=$TOOLCHAIN: clang or gcc" >&2; exit 1 ;;
+esac
+kmake=(make -s -C "$KSRC" O="$KOUT" ${ARCH:+ARCH="$ARCH"} "${cc[@]}" RUSTC="${RUSTC:-/usr/bin/rustc}"
        BINDGEN="${BINDGEN:-$CACHE/tools/bin/bindgen}" PAHOLE="${PAHOLE:?}"
        RUST_LIB_SRC="${RUST_LIB_SRC:-$(ls -d /usr/src/rustc-*/library | head -n1)}"
        LIBCLANG_PATH=/usr/lib/llvm-22/lib)
@@ -37,6 +44,7 @@ mkdir -p "$KOUT"
 {
 	# (a header only when they are set, so that existing folders stay up to date)
 	[ -z "${ARCH:-}${CONFIG_BASE:-}" ] || echo "# ARCH=${ARCH:-} CONFIG_BASE=${CONFIG_BASE:-}"
+	[ "${TOOLCHAIN:-clang}" = clang ] || echo "# TOOLCHAIN=$TOOLCHAIN"
 	cat "${frags[@]}"
 } > "$want.new"
 if [ -f "$KOUT/.config" ] && [ -f "$want" ] && cmp -s "$want" "$want.new"; then

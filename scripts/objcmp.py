@@ -17,13 +17,17 @@ taken out:
   - offsets into sections (.rodata.str1.1+0x1c, __jump_table+0x40, ...):
     strings and tables of the whole file shift when any of them changes,
     which says nothing of the function; the section name stays;
-  - the number clang appends to a static variable's name (__already_done.12).
+  - the number clang appends to a static variable's name (__already_done.12);
+  - the printed target of a branch or call that carries a relocation: the
+    object holds a placeholder there (the next instruction, named after
+    whichever function happens to follow), and the relocation line below it
+    names the real target, which is kept.
 
 A function whose normalised code differs, or that exists in one build only,
 is a difference, printed with a fingerprint: the first 12 hex digits of the
 SHA-1 of the instructions removed and added (difflib, in order). Each
 difference must be named in the accepted file (default
-scripts/series-check-accepted.txt, lines "OBJ FUNCTION FINGERPRINT reason"),
+scripts/series-check-accepted-clang-x86_64.txt, lines "OBJ FUNCTION FINGERPRINT reason"),
 whose reasons docs/series.md explains. A difference that is not named, or
 named with another fingerprint (the function changed again: a planted change
 to an accepted function fails), fails the run; so does an accepted line that
@@ -50,6 +54,10 @@ FUNC_RE = re.compile(r"^<(?P<name>[^>]+)>:$")
 TARGET_RE = re.compile(r"\b0x[0-9a-f]+ <")
 # A relocation against a section, or a local label: its offset moves.
 SECTION_RELOC_RE = re.compile(r"(\s)(\.[\w.]+|__[a-z_]+_table|__bug_table|\.L[\w.]+)([+-]0x[0-9a-f]+)?$")
+# A relocation line of llvm-objdump -r (R_X86_64_PLT32 foo-0x4, ...).
+RELOC_LINE_RE = re.compile(r"^(?:[0-9a-f]+: )?R_\w+ ")
+# The printed target of a branch or call: <function> or <function+0x...>.
+PRINTED_TARGET_RE = re.compile(r"\s*<[^>]*>$")
 # clang's suffix on the names of function-local statics.
 STATIC_SUFFIX_RE = re.compile(r"\b([A-Za-z_]\w*)\.\d+\b")
 
@@ -84,6 +92,8 @@ def disassemble(path):
             cur = None
             continue
         text = " ".join(line.split())
+        if RELOC_LINE_RE.match(text) and funcs[cur]:
+            funcs[cur][-1] = PRINTED_TARGET_RE.sub("", funcs[cur][-1])
         text = TARGET_RE.sub("<", text)
         text = SECTION_RELOC_RE.sub(r"\1\2", text)
         text = STATIC_SUFFIX_RE.sub(r"\1", text)

@@ -17,7 +17,9 @@
 # Environment (the Makefile sets it): SERIES_DIR, SERIES_KMAKE (runs the
 # kernel's make with the project's toolchain, as for bisect), SERIES_BASE_KOUT
 # and SERIES_CMP_KOUT (the two build folders), SERIES_CMP_FRAGMENTS,
-# SERIES_CMP_OBJS, SERIES_BASE_PATCH (default 0007).
+# SERIES_CMP_OBJS, SERIES_BASE_PATCH (default 0007), SERIES_ACCEPTED (the
+# accepted differences of this compiler and architecture), TOOLCHAIN (clang
+# or gcc) and SERIES_ARCH (empty for x86_64), for scripts/config.sh.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,11 +29,13 @@ cmp_kout=${SERIES_CMP_KOUT:?}
 base_patch=${SERIES_BASE_PATCH:-0007}
 read -r -a frags <<< "${SERIES_CMP_FRAGMENTS:?}"
 read -r -a objs <<< "${SERIES_CMP_OBJS:?}"
-accepted=$top/scripts/series-check-accepted.txt
+accepted=${SERIES_ACCEPTED:?}
 
 log() { printf 'series-check: %s\n' "$*"; }
 die() { printf 'series-check: error: %s\n' "$*" >&2; exit 1; }
 g() { git -C "$tree" "$@"; }
+
+[ -f "$accepted" ] || die "no accepted list $accepted (SERIES_ACCEPTED)"
 
 g rev-parse -q --verify refs/heads/series-am >/dev/null || die "no series-am branch (series.sh am makes it)"
 
@@ -51,7 +55,7 @@ build() { # <commit> <kout> <targets...>
 	local commit=$1 kout=$2
 	shift 2
 	g checkout -q -f --detach "$commit"
-	KSRC=$tree KOUT=$kout "$top/scripts/config.sh" "${frags[@]}"
+	env KSRC="$tree" KOUT="$kout" ${SERIES_ARCH:+ARCH="$SERIES_ARCH"} "$top/scripts/config.sh" "${frags[@]}"
 	if grep -qE '^CONFIG_(SCHED_RUST_HELPERS|SCHED_SPARSEMASK_KUNIT_TEST)=' "$kout/.config"; then
 		die "$kout/.config turns a sched-rust option on: the comparison is for every option off"
 	fi
