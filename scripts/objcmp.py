@@ -26,9 +26,10 @@ taken out:
 A function whose normalised code differs, or that exists in one build only,
 is a difference, printed with a fingerprint: the first 12 hex digits of the
 SHA-1 of the instructions removed and added (difflib, in order). Each
-difference must be named in the accepted file (default
-scripts/series-check-accepted-clang-x86_64.txt, lines "OBJ FUNCTION FINGERPRINT reason"),
-whose reasons docs/series.md explains. A difference that is not named, or
+difference must be named in the accepted file given with --accepted (lines
+"OBJ FUNCTION FINGERPRINT reason"; series-objcmp.sh passes
+scripts/series-check-accepted-<variant>.txt), whose reasons docs/series.md
+explains. Without --accepted, every difference fails. A difference that is not named, or
 named with another fingerprint (the function changed again: a planted change
 to an accepted function fails), fails the run; so does an accepted line that
 no longer matches a difference (it would hide a future one). A function inlined into its callers (util_fits_cpu(), say)
