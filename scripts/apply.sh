@@ -9,7 +9,9 @@
 #     (only changed files are rewritten, so make rebuilds only what changed;
 #     a new file that later patches change is installed as it stands before
 #     them, see scripts/new-file-at.py);
-#  3. apply the rest of patches/series.
+#  3. apply the rest of patches/series, then of patches/series-local (the
+#     project's own patches, which make series does not post), unless
+#     APPLY_POSTED_ONLY=1 (make series checks the posted series with it).
 #
 # Re-running is safe: patches already applied are skipped. A patch that
 # changed since it was applied is reverted (with every later one) and
@@ -33,7 +35,9 @@ has_diff() { grep -q '^--- ' "$1"; }
 
 # 1. Patches. $state holds a copy of each patch as applied, in order.
 mkdir -p "$state"
-mapfile -t series < <(grep -v -e '^#' -e '^[[:space:]]*$' "$top/patches/series")
+lists=("$top/patches/series")
+[ "${APPLY_POSTED_ONLY:-0}" = 1 ] || lists+=("$top/patches/series-local")
+mapfile -t series < <(cat "${lists[@]}" | grep -v -e '^#' -e '^[[:space:]]*$')
 mapfile -t applied < <(cat "$state/series" 2>/dev/null || true)
 
 # Keep the longest prefix of what is applied that is still identical.

@@ -305,11 +305,10 @@ SCALE_EXPECT = {
     "walk": ("O(N/8 + k) per walk: a 64-byte chunk per 8 CPUs, k = N x o/256", 1),
     "steal walk": ("O(N/8 + k) per walk, as the sparsemask walk, plus the siblings", 1),
     "idle pick miss": ("every node's two masks searched, N/64 words each: O(M x N/64) per "
-                       "pick, plus O(M^2) for the nearest-node scans of idle.c's walk, which "
-                       "both follow; with M = N/128, O(N^2)", 2),
-    "idle pick miss, C cached order": ("O(M x N/64) for C with the cached order, plus O(M^2) "
-                                       "for Rust's nearest-node scans (idle.c's walk); "
-                                       "O(N^2) here", 2),
+                       "pick, and O(M) for the walk in idle.c's cached order, which both "
+                       "follow; with M = N/128, O(N^2)", 2),
+    "idle pick miss, C 7.2 walk": ("O(M x N/64), plus O(M^2) for the nearest-node scans of "
+                                   "Linux 7.2's walk in C; O(N^2) here", 2),
     "asym scan full": ("O(N) per scan", 1),
 }
 
@@ -366,37 +365,40 @@ def scale_curves(scale):
 
 
 def idle_three_way(user):
-    """The idle pick three ways: upstream C, C with the cached order, Rust."""
+    """The idle pick three ways: Linux 7.2's C walk, idle.c's C, Rust."""
     by = {}
     for r in user:
         if r["helper"] != "idle_pick":
             continue
         kind = "hit" if "hit" in r["op"] else "miss"
-        cached = "cached" in r["op"]
-        by.setdefault((r["topology"], kind, r["variant"]), {})[cached] = r
+        old = "7.2 walk" in r["op"]
+        by.setdefault((r["topology"], kind, r["variant"]), {})[old] = r
     rows = [(k, v) for k, v in by.items() if False in v and True in v]
     if not rows:
         return []
-    out = ["### The idle pick three ways: upstream C, C with the cached order, Rust", "",
-           "Per topology, pick and variant: ns per pick of upstream C (idle.c's "
-           "`for_each_node_numadist()` walk), of C with the cached node order "
-           "(`idle_machine_pick_cached_order()`) and of Rust (idle.c's walk, as upstream C); "
-           "Rust/C against each, median [95%]; instructions per pick, upstream C / C cached / "
-           "Rust. The two Rust figures are two measurements of the same function.", "",
-           "| Topology | Pick | Variant | ns: upstream C / C cached / Rust | Rust / upstream C "
-           "| Rust / C cached | Ir: upstream C / C cached / Rust |",
+    out = ["### The idle pick three ways: Linux 7.2's C walk, idle.c's C, Rust", "",
+           "Per topology, pick and variant: ns per pick of Linux 7.2's C "
+           "(`for_each_node_numadist()`, the nearest unvisited node at each step: "
+           "`idle_machine_pick_numadist()`), of idle.c's C with the series' cached node "
+           "order, and of Rust (the same walk as idle.c's); Rust / C 7.2 and Rust / C, "
+           "median [95%] of per-round ratios; instructions per pick, C 7.2 / C / Rust. "
+           "The first ratio includes what the cached order saves, the second is the "
+           "language's cost alone. The two Rust figures are two measurements of the same "
+           "function.", "",
+           "| Topology | Pick | Variant | ns: C 7.2 / C / Rust | Rust / C 7.2 "
+           "| Rust / C | Ir: C 7.2 / C / Rust |",
            "|---|---|---|---|---|---|---|"]
     order = [v for v, _ in DISTRO_COLUMNS] + ["kcfi", "thinlto", "thinlto-big"]
     for (topo, kind, variant), v in sorted(rows, key=lambda kv: (
             kv[0][0], kv[0][1], order.index(kv[0][2]) if kv[0][2] in order else 99)):
-        up, ca = v[False], v[True]
+        old, cur = v[True], v[False]
         ir = "-"
-        if up.get("c_ir_per_op") and ca.get("c_ir_per_op") and up.get("rust_ir_per_op"):
-            ir = (f"{up['c_ir_per_op']:,.0f} / {ca['c_ir_per_op']:,.0f} / "
-                  f"{up['rust_ir_per_op']:,.0f}")
-        out.append(f"| {topo} | {kind} | {variant} | {fmt_ns(up['c_ns'])} / "
-                   f"{fmt_ns(ca['c_ns'])} / {fmt_ns(up['rust_ns'])} | {fmt_ratio(up)} "
-                   f"| {fmt_ratio(ca)} | {ir} |")
+        if old.get("c_ir_per_op") and cur.get("c_ir_per_op") and cur.get("rust_ir_per_op"):
+            ir = (f"{old['c_ir_per_op']:,.0f} / {cur['c_ir_per_op']:,.0f} / "
+                  f"{cur['rust_ir_per_op']:,.0f}")
+        out.append(f"| {topo} | {kind} | {variant} | {fmt_ns(old['c_ns'])} / "
+                   f"{fmt_ns(cur['c_ns'])} / {fmt_ns(cur['rust_ns'])} | {fmt_ratio(old)} "
+                   f"| {fmt_ratio(cur)} | {ir} |")
     out.append("")
     return out
 

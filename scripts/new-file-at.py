@@ -7,7 +7,8 @@ at the end of the series (patches/new-files says which patch brings each).
 A new file may grow in later patches: the crate root gains a module with
 each helper, sched_rust.h its prototypes, Kconfig.rust its option. Those
 later patches carry ordinary diffs of the file. Its content after the
-first K patches of patches/series is the repository's file with the diffs
+first K patches of patches/series (then patches/series-local) is the
+repository's file with the diffs
 of the patches after K taken back, newest first (patch -R). A diff that
 does not take back cleanly means the repository's file and the patches
 disagree: that is an error, with the patch named.
@@ -35,8 +36,15 @@ def die(msg):
 
 
 def series():
-    with open(os.path.join(PATCHES, "series")) as f:
-        return [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    """patches/series, then patches/series-local: every patch that make apply
+    applies, whose last one leaves the repository's files."""
+    out = []
+    for name in ("series", "series-local"):
+        path = os.path.join(PATCHES, name)
+        if os.path.exists(path):
+            with open(path) as f:
+                out += [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    return out
 
 
 def new_files():

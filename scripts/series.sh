@@ -252,11 +252,11 @@ make_series() {
 # run on the clean tree (detached at the tag, in the same work tree) must give
 # the same files, and nothing else.
 check_equals_apply() {
-	log "checking that the series ends where make apply does (scripts/apply.sh on the clean tree)"
+	log "checking that the series ends where make apply does (scripts/apply.sh on the clean tree, patches/series only)"
 	g checkout -q -f --detach "$base_tag"
 	g clean -q -fdx
 	local aout
-	if ! aout=$(KSRC=$tree "$top/scripts/apply.sh" 2>&1); then
+	if ! aout=$(APPLY_POSTED_ONLY=1 KSRC=$tree "$top/scripts/apply.sh" 2>&1); then
 		printf '%s\n' "$aout" >&2
 		g checkout -q -f series
 		die "scripts/apply.sh fails on the clean tree"

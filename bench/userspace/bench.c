@@ -93,7 +93,7 @@ struct bench {
 	const unsigned long *sibling_ptrs[MAX_CPUS];
 	int cpu_node[MAX_CPUS];
 	int hit_cpu[MAX_NODES];			/* the CPU left idle on a node */
-	nodemask_t online, unvisited;
+	nodemask_t online;
 	unsigned long allowed[WORDS];
 	unsigned int cursor;			/* the machine's rotation cursor */
 	struct idle_machine machine;		/* idle.c's code on the machine */
@@ -213,14 +213,16 @@ static __noinline unsigned long rust_steal_walk(struct bench *b)
 
 /*
  * The C pick is idle.c's own code on the machine, as the kernel benchmark's
- * (IDLE_UPSTREAM), or the same with the walk across nodes in the cached
- * node order (IDLE_CACHED_ORDER). The Rust pick is the picker's export for
- * a described machine (sched_rust_idle_machine_pick()), on the same
- * machine, whose walk is idle.c's (the nearest unvisited node each time).
- * Each batch starts from the same cursor, 0, which both rotations read
- * through the machine's cursor pointer (b->mach.cursor, &b->cursor).
+ * (IDLE_C: the walk across nodes in the cached node order), or Linux 7.2's,
+ * which finds the nearest unvisited node at each step (IDLE_NUMADIST,
+ * idle_machine_pick_numadist()): the rows of the latter measure what the
+ * cache saves. The Rust pick is the picker's export for a described
+ * machine (sched_rust_idle_machine_pick()), on the same machine, whose
+ * walk is idle.c's. Each batch starts from the same cursor, 0, which both
+ * rotations read through the machine's cursor pointer (b->mach.cursor,
+ * &b->cursor).
  */
-enum idle_walk { IDLE_UPSTREAM, IDLE_CACHED_ORDER, IDLE_RUST };
+enum idle_walk { IDLE_C, IDLE_NUMADIST, IDLE_RUST };
 
 static __always_inline unsigned long idle_batch(struct bench *b, bool hit, enum idle_walk walk)
 {
@@ -238,9 +240,9 @@ static __always_inline unsigned long idle_batch(struct bench *b, bool hit, enum 
 			if (walk == IDLE_RUST)
 				got = sched_rust_idle_machine_pick(&b->mach, b->allowed, start, 0,
 								   IDLE_STATE);
-			else if (walk == IDLE_CACHED_ORDER)
-				got = idle_machine_pick_cached_order(&b->machine, b->allowed,
-								     start, 0);
+			else if (walk == IDLE_NUMADIST)
+				got = idle_machine_pick_numadist(&b->machine, b->allowed,
+								 start, 0);
 			else
 				got = idle_machine_pick(&b->machine, b->allowed, start, 0);
 			sum += got;
@@ -254,19 +256,19 @@ static __always_inline unsigned long idle_batch(struct bench *b, bool hit, enum 
  * the Rust code inlined into C (distro-inline), LLVM inlines a function this
  * large only at a single call site, as scx_pick_idle_cpu()'s in idle.c is.
  */
-static __noinline unsigned long idle_upstream(struct bench *b, bool hit) { return idle_batch(b, hit, IDLE_UPSTREAM); }
-static __noinline unsigned long idle_cached(struct bench *b, bool hit) { return idle_batch(b, hit, IDLE_CACHED_ORDER); }
+static __noinline unsigned long idle_c(struct bench *b, bool hit) { return idle_batch(b, hit, IDLE_C); }
+static __noinline unsigned long idle_numadist(struct bench *b, bool hit) { return idle_batch(b, hit, IDLE_NUMADIST); }
 static __noinline unsigned long idle_rust(struct bench *b, bool hit) { return idle_batch(b, hit, IDLE_RUST); }
 
-static __noinline unsigned long c_idle_miss(struct bench *b) { return idle_upstream(b, false); }
+static __noinline unsigned long c_idle_miss(struct bench *b) { return idle_c(b, false); }
 static __noinline unsigned long rust_idle_miss(struct bench *b) { return idle_rust(b, false); }
-static __noinline unsigned long c_idle_hit(struct bench *b) { return idle_upstream(b, true); }
+static __noinline unsigned long c_idle_hit(struct bench *b) { return idle_c(b, true); }
 static __noinline unsigned long rust_idle_hit(struct bench *b) { return idle_rust(b, true); }
-/* The same Rust functions as above, against C with the cached order. */
-static __noinline unsigned long c_idle_miss_cached(struct bench *b) { return idle_cached(b, false); }
-static __noinline unsigned long rust_idle_miss_cached(struct bench *b) { return idle_rust(b, false); }
-static __noinline unsigned long c_idle_hit_cached(struct bench *b) { return idle_cached(b, true); }
-static __noinline unsigned long rust_idle_hit_cached(struct bench *b) { return idle_rust(b, true); }
+/* The same Rust functions as above, against Linux 7.2's walk. */
+static __noinline unsigned long c_idle_miss_numadist(struct bench *b) { return idle_numadist(b, false); }
+static __noinline unsigned long rust_idle_miss_numadist(struct bench *b) { return idle_rust(b, false); }
+static __noinline unsigned long c_idle_hit_numadist(struct bench *b) { return idle_numadist(b, true); }
+static __noinline unsigned long rust_idle_hit_numadist(struct bench *b) { return idle_rust(b, true); }
 
 /* ---- asym capacity fit ---- */
 
@@ -510,12 +512,12 @@ static const struct op ops[] = {
 	   idle_miss, ops_picks),
 	OP("idle_pick", "idle pick hit", "one scx_pick_idle_cpu, one idle CPU on the far node",
 	   idle_hit, ops_picks),
-	OP("idle_pick", "idle pick miss, C cached order",
-	   "one scx_pick_idle_cpu, nothing idle; C walks the nodes in the cached order",
-	   idle_miss_cached, ops_picks),
-	OP("idle_pick", "idle pick hit, C cached order",
-	   "one scx_pick_idle_cpu, one idle CPU on the far node; C walks the cached order",
-	   idle_hit_cached, ops_picks),
+	OP("idle_pick", "idle pick miss, C 7.2 walk",
+	   "one scx_pick_idle_cpu, nothing idle; C walks the nodes as Linux 7.2 (nearest unvisited)",
+	   idle_miss_numadist, ops_picks),
+	OP("idle_pick", "idle pick hit, C 7.2 walk",
+	   "one scx_pick_idle_cpu, one idle CPU on the far node; C walks as Linux 7.2",
+	   idle_hit_numadist, ops_picks),
 	OP("asym_fit", "asym scan full", "one select_idle_capacity reaching every CPU",
 	   asym_full, ops_cpus),
 	OP("asym_fit", "asym scan first", "one select_idle_capacity returning at the target",
@@ -530,7 +532,7 @@ static const struct op ops[] = {
  * batch to the thunk.
  */
 #define BATCHES(X) X(smask_setclear) X(smask_test) X(smask_walk) X(steal_walk) \
-	X(idle_miss) X(idle_hit) X(idle_miss_cached) X(idle_hit_cached) \
+	X(idle_miss) X(idle_hit) X(idle_miss_numadist) X(idle_hit_numadist) \
 	X(asym_full) X(asym_first) X(asym_fits)
 
 static unsigned long call_direct(const struct op *op, bool rust, struct bench *b)
@@ -609,15 +611,14 @@ static void bench_init(struct bench *b, const struct topology *t)
 			.nr_cpus = t->cpus, .nr_nodes = t->nodes,
 			.global = { b->cpu[MAX_NODES], b->smtm[MAX_NODES] },
 			.nodes = b->nodes, .online_nodes = nodes_addr(b->online),
+			.node_order = b->order,
 		},
 		.smt_siblings = b->sibling_ptrs, .cpu_node = b->cpu_node,
-		.distance = b->distance, .node_order = b->order,
+		.distance = b->distance,
 		/* < nr_cpus always: the rotation passes prev + 1 unclamped */
 		.cursor = &b->cursor,
 	};
-	b->machine = (struct idle_machine) {
-		.mach = &b->mach, .state = IDLE_STATE, .unvisited = &b->unvisited,
-	};
+	b->machine = (struct idle_machine) { .mach = &b->mach, .state = IDLE_STATE };
 
 	for (cpu = 0; cpu < t->cpus; cpu++) {
 		b->capacity_orig[cpu] = cpu < t->cpus / 2 ? 512 : SCHED_CAPACITY_SCALE;
@@ -759,7 +760,7 @@ static bool scaled(const struct op *op, const struct topology *t)
 		return walk;
 	if (op->c == c_asym_full)
 		return t->cpus <= 512;
-	return walk || op->c == c_idle_miss || op->c == c_idle_miss_cached;
+	return walk || op->c == c_idle_miss || op->c == c_idle_miss_numadist;
 }
 
 static void scale(struct bench *b, int rounds)

@@ -65,11 +65,8 @@ __rust_helper void rust_helper_atomic_set(atomic_t *v, int i)
  * the replica links but does not benchmark: the idle pick rows run the
  * described-machine exports (sched_rust_idle_machine_*). So the running
  * system here is a minimal one: every CPU on node 0, without SMT siblings
- * (cpu_smt_mask() of !CONFIG_SCHED_SMT: cpumask_of(cpu)), and the generic
- * node_distance() of include/linux/topology.h.
+ * (cpu_smt_mask() of !CONFIG_SCHED_SMT: cpumask_of(cpu)).
  */
-#define LOCAL_DISTANCE		10
-#define REMOTE_DISTANCE		20
 
 __rust_helper int rust_helper_cpu_to_node(int cpu)
 {
@@ -80,9 +77,4 @@ __rust_helper int rust_helper_cpu_to_node(int cpu)
 __rust_helper const struct cpumask *rust_helper_cpu_smt_mask(int cpu)
 {
 	return cpumask_of(cpu);
-}
-
-__rust_helper int rust_helper_node_distance(int from, int to)
-{
-	return from == to ? LOCAL_DISTANCE : REMOTE_DISTANCE;
 }

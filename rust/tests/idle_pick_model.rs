@@ -296,8 +296,8 @@ impl Topology for Probe<'_> {
     fn online_nodes(&self) -> &Bits {
         self.inner.online_nodes()
     }
-    fn node_distance(&self, from: u32, to: u32) -> i32 {
-        self.inner.node_distance(from, to)
+    fn node_order(&self, node: u32) -> Option<&[u16]> {
+        self.inner.node_order(node)
     }
 }
 

@@ -203,12 +203,8 @@ impl Topology for OnCpu<'_> {
     fn online_nodes(&self) -> &Bits {
         &self.topo.online
     }
-    fn node_distance(&self, from: u32, to: u32) -> i32 {
-        if from == 0 && to == 0 {
-            10
-        } else {
-            i32::MAX
-        }
+    fn node_order(&self, node: u32) -> Option<&[u16]> {
+        (node == 0).then_some(&[0])
     }
 }
 

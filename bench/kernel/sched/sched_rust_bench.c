@@ -197,8 +197,8 @@ static void bench_smt_init(void) { }
  * the larger machine (small_cpumask_bits; not with CPUMASK_OFFSTACK on a
  * small guest): else the rows are left out, and the table says so.
  * "miss": no CPU is idle, so each pick searches every node, the case the
- * per-node masks make costlier under load; both pickers find each next
- * node by scanning all unvisited ones (O(N^2)), as idle.c does.
+ * per-node masks make costlier under load; both pickers walk the nodes in
+ * the machine's cached order (O(N)), as idle.c does.
  * "hit": one CPU of the node farthest from the start is idle; it is
  * claimed, then given back, so every pick walks to it.
  */
@@ -219,7 +219,7 @@ struct idle_bench {
 	nodemask_t online;
 	unsigned long allowed[IDLE_WORDS];
 	unsigned int distance[IDLE_NODES_MAX * IDLE_NODES_MAX];
-	nodemask_t unvisited;
+	u16 order[IDLE_NODES_MAX * IDLE_NODES_MAX];
 	unsigned int cursor;
 	struct idle_machine machine;	/* idle.c's code on it */
 };
@@ -247,18 +247,21 @@ static struct idle_bench *idle_bench_alloc(unsigned int nodes)
 			b->distance[n * nodes + to] = 10 + 10 * abs((int)n - (int)to);
 	}
 	bitmap_fill(b->allowed, nr_cpus);
+	if (!sched_rust_idle_build_node_order(b->distance, nodes, b->order)) {
+		kfree(b);
+		return NULL;
+	}
 	b->mach = (struct scx_idle_machine) {
 		.topo = {
 			.nr_cpus = nr_cpus, .nr_nodes = nodes,
 			.global = { b->cpu[IDLE_NODES_MAX], b->smt[IDLE_NODES_MAX] },
 			.nodes = b->nodes, .online_nodes = nodes_addr(b->online),
+			.node_order = b->order,
 		},
 		.smt_siblings = b->sibling_ptrs, .cpu_node = b->cpu_node,
 		.distance = b->distance, .cursor = &b->cursor,
 	};
-	b->machine = (struct idle_machine) {
-		.mach = &b->mach, .state = IDLE_STATE, .unvisited = &b->unvisited,
-	};
+	b->machine = (struct idle_machine) { .mach = &b->mach, .state = IDLE_STATE };
 	return b;
 }
 

@@ -87,8 +87,6 @@ pub mod bindings {
         pub fn cpu_smt_mask(cpu: ffi::c_int) -> *const cpumask;
         #[link_name = "rust_helper_cpu_to_node"]
         pub fn cpu_to_node(cpu: ffi::c_int) -> ffi::c_int;
-        #[link_name = "rust_helper_node_distance"]
-        pub fn node_distance(from: ffi::c_int, to: ffi::c_int) -> ffi::c_int;
     }
 }
 

@@ -46,11 +46,11 @@ struct scx_idle_masks {
 };
 
 /*
- * Where the idle masks are. idle.c fills it once, when it allocates the
- * masks at boot, and neither it nor the masks change after that. Every
- * bitmap has at least nr_cpus bits (nr_nodes for @online_nodes); bits at
- * and above nr_cpus are ignored. The masks are written only with the
- * picks' own rules.
+ * Where the idle masks and the node order are. idle.c fills it once, when
+ * it allocates them at boot, and neither it nor the node order change
+ * after that. Every bitmap has at least nr_cpus bits (nr_nodes for
+ * @online_nodes); bits at and above nr_cpus are ignored. The masks are
+ * written only with the picks' own rules.
  */
 struct scx_idle_topo {
 	unsigned int nr_cpus;			/* nr_cpu_ids */
@@ -59,12 +59,18 @@ struct scx_idle_topo {
 	/* [nr_nodes]: NULL masks for a node that is not possible */
 	const struct scx_idle_masks *nodes;
 	const unsigned long *online_nodes;	/* node_states[N_ONLINE] */
+	/*
+	 * [nr_nodes * nr_nodes]: row n lists every node by increasing
+	 * distance from n, ties by node id (scx_idle_node_order); NULL
+	 * without CONFIG_NUMA, where the picks do not walk across nodes
+	 */
+	const u16 *node_order;
 };
 
 /*
  * A described machine, on which the tests and the benchmark run both
- * pickers: the masks of @topo, and in place of the running system's
- * cpu_smt_mask(), cpu_to_node(), node_distance() and lib/cpumask.c's
+ * pickers: the masks and the node order of @topo, and in place of the
+ * running system's cpu_smt_mask(), cpu_to_node() and lib/cpumask.c's
  * rotation cursor, the tables and the cursor below.
  */
 struct scx_idle_machine {
@@ -75,14 +81,12 @@ struct scx_idle_machine {
 	 */
 	const unsigned long *const *smt_siblings;
 	const int *cpu_node;			/* [nr_cpus]: cpu_to_node() */
-	/* [nr_nodes * nr_nodes]: node_distance(from, to) at [from * nr + to] */
-	const unsigned int *distance;
 	/*
-	 * [nr_nodes * nr_nodes]: row n lists every node nearest to n first,
-	 * ties by node id (sched_rust_idle_build_node_order()), for the C
-	 * picker with a cached node order; the pickers do not read it
+	 * [nr_nodes * nr_nodes]: node_distance(from, to) at [from * nr + to],
+	 * from which sched_rust_idle_build_node_order() fills the node order
+	 * of @topo; the pickers do not read it
 	 */
-	const u16 *node_order;
+	const unsigned int *distance;
 	/* cpumask_any_and_distribute()'s cursor: the last CPU it chose */
 	unsigned int *cursor;
 };
@@ -218,12 +222,12 @@ int sched_rust_steal_search(const struct sparsemask *overload,
  * The contracts are those of idle.c's scx_idle_test_and_clear_cpu(),
  * pick_idle_cpu_in_node() and scx_pick_idle_cpu() (kernel/sched/ext/
  * idle_pick.h), on the idle masks of @topo, with the system's state in
- * @state (SCX_IDLE_STATE_*). As idle.c, they read cpu_smt_mask(),
- * cpu_to_node(), node_distance() and the online nodes when they need them,
- * and rotate with cpumask_any_and_distribute(): for the same state, the
- * same answer as idle.c. Out of idle.c's contract, and checked only on the
- * Rust side: out-of-range CPUs and nodes claim nothing (false, -EBUSY), and
- * so does a NULL @topo or @cpus_allowed.
+ * @state (SCX_IDLE_STATE_*). As idle.c, they walk the nodes in the order
+ * of @topo, read cpu_smt_mask(), cpu_to_node() and the online nodes when
+ * they need them, and rotate with cpumask_any_and_distribute(): for the
+ * same state, the same answer as idle.c. Out of idle.c's contract, and
+ * checked only on the Rust side: out-of-range CPUs and nodes claim nothing
+ * (false, -EBUSY), and so does a NULL @topo or @cpus_allowed.
  */
 bool sched_rust_idle_test_and_clear_cpu(const struct scx_idle_topo *topo,
 					int cpu, unsigned int state);
@@ -240,7 +244,8 @@ s32 sched_rust_idle_pick(const struct scx_idle_topo *topo,
  * CONFIG_SCHED_RUST_BENCH). Only input within idle.c's contract may come
  * here: a failed claim must work on the masks searched, or the pick, as
  * idle.c's, retries forever. sched_rust_idle_build_node_order() fills a
- * machine's @node_order from its @distance; false for a NULL pointer.
+ * machine's node order from its @distance, sorting as idle.c does; false
+ * for a NULL pointer.
  */
 bool sched_rust_idle_machine_test_and_clear_cpu(const struct scx_idle_machine *m,
 						int cpu, unsigned int state);

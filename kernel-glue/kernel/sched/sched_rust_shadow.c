@@ -444,7 +444,6 @@ struct idle_shadow {
 	unsigned long **sets;
 	unsigned int stride;
 	struct cpumask *allowed, *all;
-	nodemask_t unvisited;			/* C's walk */
 	unsigned int state;			/* SCX_IDLE_STATE_* of the call */
 };
 
@@ -527,19 +526,20 @@ static unsigned int idle_shadow_any_and_distribute(void *ctx, const struct cpuma
 	return cpumask_any_and_distribute(src1p, src2p);
 }
 
+static unsigned int idle_shadow_nr_node_ids(void *ctx)
+{
+	return nr_node_ids;
+}
+
 static const nodemask_t *idle_shadow_online_nodes(void *ctx)
 {
 	return &node_states[N_ONLINE];
 }
 
-static int idle_shadow_nearest_node(void *ctx, int node, nodemask_t *mask)
+/* idle.c's node order itself, which neither picker writes. */
+static const u16 *idle_shadow_node_order(void *ctx, int node)
 {
-	return nearest_node_nodemask(node, mask);
-}
-
-static nodemask_t *idle_shadow_unvisited(void *ctx)
-{
-	return &idle_shadow_of(ctx)->unvisited;
+	return &idle_shadow_of(ctx)->topo[0].node_order[node * nr_node_ids];
 }
 
 static bool idle_shadow_test_and_clear_cpu(void *ctx, int cpu);
@@ -554,9 +554,9 @@ static const struct scx_idle_pick_ops idle_shadow_ops = {
 	.idle_smts		= idle_shadow_smts,
 	.smt_mask		= idle_shadow_smt_mask,
 	.any_and_distribute	= idle_shadow_any_and_distribute,
+	.nr_node_ids		= idle_shadow_nr_node_ids,
 	.online_nodes		= idle_shadow_online_nodes,
-	.nearest_node		= idle_shadow_nearest_node,
-	.unvisited		= idle_shadow_unvisited,
+	.node_order		= idle_shadow_node_order,
 	.test_and_clear_cpu	= idle_shadow_test_and_clear_cpu,
 	.pick_in_node		= idle_shadow_pick_in_node,
 };
@@ -609,6 +609,8 @@ static void idle_shadow_snapshot(struct idle_shadow *s, const struct scx_idle_to
 {
 	int node, copy;
 
+	for (copy = 0; copy < 2; copy++)
+		s->topo[copy].node_order = topo->node_order;
 	for (node = 0; node < nr_node_ids; node++) {
 		const struct scx_idle_masks *live = &topo->nodes[node];
 

@@ -61,8 +61,6 @@ struct machine {
 	unsigned long smt[2][MAX_NODES + 1][WORDS];
 	struct scx_idle_masks nodes[2][MAX_NODES];
 	struct scx_idle_machine mach[2];
-	/* scratch of the C walk */
-	nodemask_t unvisited;
 };
 
 /* The largest machine a struct cpumask of this kernel can describe. */
@@ -100,11 +98,11 @@ static void machine_views(struct machine *m)
 				.global = { m->cpu[c][MAX_NODES], m->smt[c][MAX_NODES] },
 				.nodes = m->nodes[c],
 				.online_nodes = nodes_addr(m->online),
+				.node_order = m->order,
 			},
 			.smt_siblings = m->sibling_ptrs,
 			.cpu_node = m->cpu_node,
 			.distance = m->distance,
-			.node_order = m->order,
 		};
 	}
 }
@@ -198,9 +196,7 @@ static void pick_both(struct kunit *test, struct machine *m, enum pick_kind kind
 		      unsigned int state, unsigned int *cursor, int cpu)
 {
 	unsigned int c_cursor = *cursor, rust_cursor = *cursor;
-	struct idle_machine c = {
-		.mach = &m->mach[0], .state = state, .unvisited = &m->unvisited,
-	};
+	struct idle_machine c = { .mach = &m->mach[0], .state = state };
 	s32 c_got, rust_got;
 
 	m->mach[0].cursor = &c_cursor;
@@ -208,9 +204,13 @@ static void pick_both(struct kunit *test, struct machine *m, enum pick_kind kind
 
 	switch (kind) {
 	case PICK_ALL_NODES:
-		/* Every other pick, C walks the nodes in the cached order too. */
+		/*
+		 * Every other pick, C walks the nodes as Linux 7.2 did, the
+		 * nearest unvisited node each time: the cached order must
+		 * visit them in the same order.
+		 */
 		if (rand_below(2))
-			c_got = idle_machine_pick_cached_order(&c, allowed, node, flags);
+			c_got = idle_machine_pick_numadist(&c, allowed, node, flags);
 		else
 			c_got = idle_machine_pick(&c, allowed, node, flags);
 		rust_got = sched_rust_idle_machine_pick(&m->mach[1], allowed, node,
@@ -596,7 +596,6 @@ struct race {
 struct racer {
 	struct race *race;
 	int id;
-	nodemask_t unvisited;
 };
 
 static int race_fn(void *arg)
@@ -607,9 +606,7 @@ static int race_fn(void *arg)
 	/* Each picker its own cursor, as each CPU has; one set of masks. */
 	unsigned int cursor = r->id * 61 % race->m->nr_cpus;
 	struct scx_idle_machine mach = race->m->mach[0];
-	struct idle_machine c = {
-		.mach = &mach, .state = state, .unvisited = &r->unvisited,
-	};
+	struct idle_machine c = { .mach = &mach, .state = state };
 	int node = (r->id / 2) % race->m->nr_nodes;
 	s32 cpu;
 

@@ -28,7 +28,6 @@
 struct idle_machine {
 	const struct scx_idle_machine *mach;
 	unsigned int state;		/* SCX_IDLE_STATE_* */
-	nodemask_t *unvisited;		/* scratch of the walk across nodes */
 };
 
 static inline struct idle_machine *idle_machine(void *ctx)
@@ -110,25 +109,17 @@ static inline const nodemask_t *idle_machine_online_nodes(void *ctx)
 	return (const nodemask_t *)idle_machine(ctx)->mach->topo.online_nodes;
 }
 
-/* nearest_node_nodemask() over the machine's distances. */
-static inline int idle_machine_nearest_node(void *ctx, int node, nodemask_t *mask)
+static inline unsigned int idle_machine_nr_node_ids(void *ctx)
 {
-	const struct scx_idle_machine *mach = idle_machine(ctx)->mach;
-	int n, dist, min_dist = INT_MAX, closest = MAX_NUMNODES;
-
-	for_each_node_mask(n, *mask) {
-		dist = mach->distance[node * mach->topo.nr_nodes + n];
-		if (dist < min_dist) {
-			min_dist = dist;
-			closest = n;
-		}
-	}
-	return closest;
+	return idle_machine(ctx)->mach->topo.nr_nodes;
 }
 
-static inline nodemask_t *idle_machine_unvisited(void *ctx)
+/* The machine's row of @node in its node order. */
+static inline const u16 *idle_machine_node_order(void *ctx, int node)
 {
-	return idle_machine(ctx)->unvisited;
+	const struct scx_idle_machine *mach = idle_machine(ctx)->mach;
+
+	return &mach->topo.node_order[node * mach->topo.nr_nodes];
 }
 
 static inline bool idle_machine_test_and_clear_cpu(void *ctx, int cpu);
@@ -143,9 +134,9 @@ static const struct scx_idle_pick_ops idle_machine_ops = {
 	.idle_smts		= idle_machine_smts,
 	.smt_mask		= idle_machine_smt_mask,
 	.any_and_distribute	= idle_machine_any_and_distribute,
+	.nr_node_ids		= idle_machine_nr_node_ids,
 	.online_nodes		= idle_machine_online_nodes,
-	.nearest_node		= idle_machine_nearest_node,
-	.unvisited		= idle_machine_unvisited,
+	.node_order		= idle_machine_node_order,
 	.test_and_clear_cpu	= idle_machine_test_and_clear_cpu,
 	.pick_in_node		= idle_machine_pick_in_node,
 };
@@ -171,43 +162,48 @@ static inline s32 idle_machine_pick(struct idle_machine *m, const unsigned long 
 }
 
 /*
- * scx_pick_idle_cpu() on the machine, but walking the other nodes in the
- * order of @m->mach->node_order (every node, nearest first, ties by node
- * id; offline nodes skipped) instead of searching for the nearest unvisited
- * node at each step: the algorithm of the Rust picker, in C, over idle.c's
- * own pick_idle_cpu_in_node(). It visits the nodes in the order that
- * for_each_node_numadist() does, so it gives idle_machine_pick()'s answers
- * (the KUnit suite checks it); the benchmark's "cached order" rows compare
- * it with Rust, which tells the language's cost apart from the algorithm's
- * gain. The walk is O(N) per pick in the number of nodes, idle.c's O(N^2);
- * idle.c has a comment proposing this cache.
+ * scx_pick_idle_cpu() on the machine as Linux 7.2 has it, before idle.c
+ * cached the order of nodes: for_each_node_numadist() over a copy of the
+ * online nodes, the nearest unvisited node each time, by the machine's
+ * distances (nearest_node_nodemask(): ties by node id). It is O(N^2) per
+ * pick in the number of nodes, the cached order's walk O(N). The KUnit
+ * suite checks that both give the same answers; the benchmark's
+ * "nodemask walk" rows measure what the cache saves.
  */
-static inline s32 idle_machine_pick_cached_order(struct idle_machine *m,
-						 const unsigned long *allowed,
-						 int node, u64 flags)
+static inline s32 idle_machine_pick_numadist(struct idle_machine *m,
+					     const unsigned long *allowed,
+					     int node, u64 flags)
 {
 	const struct scx_idle_machine *mach = m->mach;
-	const struct scx_idle_topo *topo = &mach->topo;
 	const struct cpumask *cpus_allowed = to_cpumask(allowed);
-	const u16 *row;
-	unsigned int i;
+	nodemask_t unvisited;
 	s32 cpu;
 
 	cpu = idle_machine_pick_in_node(m, cpus_allowed, node, flags);
 	if (cpu >= 0 || node == NUMA_NO_NODE || flags & SCX_PICK_IDLE_IN_NODE)
 		return cpu;
 
-	row = &mach->node_order[node * topo->nr_nodes];
-	for (i = 0; i < topo->nr_nodes; i++) {
-		int n = row[i];
+	nodes_copy(unvisited, *idle_machine_online_nodes(m));
+	node_clear(node, unvisited);
+	cpu = -EBUSY;
+	for (;;) {
+		int n, near = MAX_NUMNODES, dist, min_dist = INT_MAX;
 
-		if (n == node || !test_bit(n, topo->online_nodes))
-			continue;
-		cpu = idle_machine_pick_in_node(m, cpus_allowed, n, flags);
+		for_each_node_mask(n, unvisited) {
+			dist = mach->distance[node * mach->topo.nr_nodes + n];
+			if (dist < min_dist) {
+				min_dist = dist;
+				near = n;
+			}
+		}
+		if (near >= MAX_NUMNODES)
+			break;
+		cpu = idle_machine_pick_in_node(m, cpus_allowed, near, flags);
 		if (cpu >= 0)
-			return cpu;
+			break;
+		node_clear(near, unvisited);
 	}
-	return -EBUSY;
+	return cpu;
 }
 
 #endif /* _KERNEL_SCHED_IDLE_PICK_MACHINE_H */

@@ -40,7 +40,8 @@ struct c_idle {
 	unsigned long siblings[NR_CPUS][ORACLE_WORDS];
 	const unsigned long *sibling_ptrs[NR_CPUS];
 	unsigned int *distance;
-	nodemask_t online, unvisited;
+	u16 *order;				/* [nr_nodes * nr_nodes] */
+	nodemask_t online;
 	struct scx_idle_masks *nodes;		/* [nr_nodes] */
 	/* [nr_nodes + 1]: the last set is the global one (NUMA_NO_NODE) */
 	unsigned long (*cpu)[ORACLE_WORDS];
@@ -64,7 +65,30 @@ void c_idle_free(struct c_idle *m)
 		free(m->smt);
 		free(m->nodes);
 		free(m->distance);
+		free(m->order);
 		free(m);
+	}
+}
+
+/*
+ * Row n of @order: the @nr nodes by (@distance[n * nr + node], node), as
+ * idle.c's scx_idle_init_node_order() sorts them, here by insertion (a
+ * machine has a few nodes), independently of the Rust build_node_order().
+ */
+static void c_idle_sort_nodes(u16 *order, const unsigned int *distance, unsigned int nr)
+{
+	unsigned int from, i, j;
+
+	for (from = 0; from < nr; from++) {
+		u16 *row = &order[from * nr];
+		const unsigned int *d = &distance[from * nr];
+
+		for (i = 0; i < nr; i++) {
+			for (j = i; j > 0 && (d[row[j - 1]] > d[i] ||
+					      (d[row[j - 1]] == d[i] && row[j - 1] > i)); j--)
+				row[j] = row[j - 1];
+			row[j] = i;
+		}
 	}
 }
 
@@ -92,7 +116,8 @@ struct c_idle *c_idle_new(unsigned int nr_cpus, unsigned int nr_nodes,
 	m->smt = calloc(nr_nodes + 1, sizeof(*m->smt));
 	m->nodes = calloc(nr_nodes, sizeof(*m->nodes));
 	m->distance = calloc(nr_nodes * nr_nodes, sizeof(*m->distance));
-	if (!m->cpu || !m->smt || !m->nodes || !m->distance) {
+	m->order = calloc(nr_nodes * nr_nodes, sizeof(*m->order));
+	if (!m->cpu || !m->smt || !m->nodes || !m->distance || !m->order) {
 		c_idle_free(m);
 		return NULL;
 	}
@@ -102,6 +127,7 @@ struct c_idle *c_idle_new(unsigned int nr_cpus, unsigned int nr_nodes,
 		m->sibling_ptrs[i] = m->siblings[i];
 	}
 	memcpy(m->distance, distance, nr_nodes * nr_nodes * sizeof(*distance));
+	c_idle_sort_nodes(m->order, m->distance, nr_nodes);
 	for (i = 0; i < nr_nodes; i++)
 		if (online[i])
 			node_set(i, m->online);
@@ -116,13 +142,12 @@ struct c_idle *c_idle_new(unsigned int nr_cpus, unsigned int nr_nodes,
 			.nr_cpus = nr_cpus, .nr_nodes = nr_nodes,
 			.global = { m->cpu[nr_nodes], m->smt[nr_nodes] },
 			.nodes = m->nodes, .online_nodes = nodes_addr(m->online),
+			.node_order = m->order,
 		},
 		.smt_siblings = m->sibling_ptrs, .cpu_node = m->cpu_node,
 		.distance = m->distance, .cursor = &m->cursor,
 	};
-	m->machine = (struct idle_machine) {
-		.mach = &m->mach, .unvisited = &m->unvisited,
-	};
+	m->machine = (struct idle_machine) { .mach = &m->mach };
 	return m;
 }
 

@@ -17,8 +17,8 @@
 #![allow(clippy::needless_range_loop)] // the model reads like the C it transcribes
 
 use sched_rust_core::idle_pick::{
-    distribute, Bits, Cursor, IdleMasks, Topology, EBUSY, PICK_IDLE_CORE, PICK_IDLE_IN_NODE,
-    STATE_PER_NODE, STATE_SMT_ACTIVE,
+    build_node_order, distribute, Bits, Cursor, IdleMasks, Topology, EBUSY, PICK_IDLE_CORE,
+    PICK_IDLE_IN_NODE, STATE_PER_NODE, STATE_SMT_ACTIVE,
 };
 use sched_rust_core::sync::Word;
 
@@ -152,8 +152,11 @@ pub struct Topo {
     pub cpu: Vec<Vec<Word>>,
     pub smt: Vec<Vec<Word>>,
     /// `m.online`, padded: bits past the last node are set, and the walk
-    /// must never visit them (their distance is `i32::MAX`).
+    /// must never visit them (the node order has no such node).
     pub online: Vec<Word>,
+    /// The node order of `m.distance` ([`build_node_order`]), as idle.c
+    /// caches it: row `n` at `[n * nr_nodes]`.
+    pub order: Vec<u16>,
     /// The rotation's cursor: 0 at first, as the model's; only ever set
     /// to a CPU below `nr_cpus`.
     pub cursor: Cursor,
@@ -166,6 +169,12 @@ impl Topo {
             cpu: m.cpu.iter().map(|s| padded_words(s)).collect(),
             smt: m.smt.iter().map(|s| padded_words(s)).collect(),
             online: padded_words(&m.online),
+            order: {
+                let n = m.nr_nodes;
+                let mut order = vec![0u16; n * n];
+                assert!(build_node_order(&m.distance, n as u32, &mut order));
+                order
+            },
             cursor: Cursor::new(0),
             m: m.clone(),
         }
@@ -206,8 +215,10 @@ impl Topology for Topo {
     fn online_nodes(&self) -> &Bits {
         &self.online
     }
-    fn node_distance(&self, from: u32, to: u32) -> i32 {
-        node_distance(&self.m, from, to)
+    fn node_order(&self, node: u32) -> Option<&[u16]> {
+        let n = self.m.nr_nodes;
+        let start = (node as usize).checked_mul(n)?;
+        self.order.get(start..start.checked_add(n)?)
     }
 }
 
@@ -249,8 +260,8 @@ impl<T: Topology> Topology for OnCpu<'_, T> {
     fn online_nodes(&self) -> &Bits {
         self.inner.online_nodes()
     }
-    fn node_distance(&self, from: u32, to: u32) -> i32 {
-        self.inner.node_distance(from, to)
+    fn node_order(&self, node: u32) -> Option<&[u16]> {
+        self.inner.node_order(node)
     }
 }
 

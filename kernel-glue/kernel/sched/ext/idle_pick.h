@@ -6,7 +6,7 @@
  * node, or in one global pair (kernel/sched/ext/idle.c). A CPU is claimed by
  * clearing it from its idle mask; a pick finds an idle CPU in one node,
  * preferring wholly idle SMT cores, and may go on to the other nodes by
- * increasing distance.
+ * increasing distance, in the order idle.c caches for each node.
  *
  * The bodies of those functions live here, and read the system through a
  * struct scx_idle_pick_ops. idle.c includes them with a constant table of
@@ -23,7 +23,6 @@
 #include <linux/errno.h>
 #include <linux/nodemask.h>
 #include <linux/numa.h>
-#include <linux/preempt.h>
 #include <linux/types.h>
 
 enum scx_pick_idle_cpu_flags {
@@ -43,10 +42,10 @@ enum scx_pick_idle_cpu_flags {
  * @idle_smts:          idle_cpumask(@node)->smt: the CPUs of wholly idle cores
  * @smt_mask:           cpu_smt_mask()
  * @any_and_distribute: cpumask_any_and_distribute()
+ * @nr_node_ids:        nr_node_ids
  * @online_nodes:       node_states[N_ONLINE]
- * @nearest_node:       nearest_node_nodemask()
- * @unvisited:          this CPU's scratch nodemask for the walk across
- *                      nodes, called with preemption disabled
+ * @node_order:         every node by increasing distance from @node, ties by
+ *                      node id: @nr_node_ids entries (scx_idle_node_order)
  * @test_and_clear_cpu: scx_idle_test_and_clear_cpu()
  * @pick_in_node:       pick_idle_cpu_in_node()
  */
@@ -59,9 +58,9 @@ struct scx_idle_pick_ops {
 	const struct cpumask *(*smt_mask)(void *ctx, int cpu);
 	unsigned int (*any_and_distribute)(void *ctx, const struct cpumask *src1p,
 					   const struct cpumask *src2p);
+	unsigned int (*nr_node_ids)(void *ctx);
 	const nodemask_t *(*online_nodes)(void *ctx);
-	int (*nearest_node)(void *ctx, int node, nodemask_t *mask);
-	nodemask_t *(*unvisited)(void *ctx);
+	const u16 *(*node_order)(void *ctx, int node);
 	bool (*test_and_clear_cpu)(void *ctx, int cpu);
 	s32 (*pick_in_node)(void *ctx, const struct cpumask *cpus_allowed,
 			    int node, u64 flags);
@@ -141,43 +140,28 @@ __pick_idle_cpu_from_online_nodes(const struct scx_idle_pick_ops *ops, void *ctx
 				  const struct cpumask *cpus_allowed, int node,
 				  u64 flags)
 {
-	nodemask_t *unvisited;
+	const u16 *order = ops->node_order(ctx, node);
 	s32 cpu = -EBUSY;
-
-	preempt_disable();
-	unvisited = ops->unvisited(ctx);
+	int i;
 
 	/*
-	 * Restrict the search to the online nodes (excluding the current
-	 * node that has been visited already).
+	 * Traverse the online nodes in order of increasing distance,
+	 * starting from @node, which has been visited already.
+	 *
+	 * The order is cached per node, so the walk is O(N), with N being
+	 * the amount of NUMA nodes, instead of searching all unvisited
+	 * nodes for the nearest one at each step. A node is visited if it
+	 * is online when the walk reaches it.
 	 */
-	nodes_copy(*unvisited, *ops->online_nodes(ctx));
-	node_clear(node, *unvisited);
+	for (i = 0; i < ops->nr_node_ids(ctx); i++) {
+		int n = order[i];
 
-	/*
-	 * Traverse all nodes in order of increasing distance, starting
-	 * from @node (for_each_node_numadist()).
-	 *
-	 * This loop is O(N^2), with N being the amount of NUMA nodes,
-	 * which might be quite expensive in large NUMA systems. However,
-	 * this complexity comes into play only when a scheduler enables
-	 * SCX_OPS_BUILTIN_IDLE_PER_NODE and it's requesting an idle CPU
-	 * without specifying a target NUMA node, so it shouldn't be a
-	 * bottleneck is most cases.
-	 *
-	 * As a future optimization we may want to cache the list of nodes
-	 * in a per-node array, instead of actually traversing them every
-	 * time.
-	 */
-	for (int start = node, node = ops->nearest_node(ctx, start, unvisited);
-	     node < MAX_NUMNODES;
-	     node_clear(node, *unvisited),
-	     node = ops->nearest_node(ctx, start, unvisited)) {
-		cpu = ops->pick_in_node(ctx, cpus_allowed, node, flags);
+		if (n == node || !node_isset(n, *ops->online_nodes(ctx)))
+			continue;
+		cpu = ops->pick_in_node(ctx, cpus_allowed, n, flags);
 		if (cpu >= 0)
 			break;
 	}
-	preempt_enable();
 
 	return cpu;
 }

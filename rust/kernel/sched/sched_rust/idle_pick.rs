@@ -30,15 +30,16 @@
 //!   idle.c's contract.
 //! - [`pick`] searches the start node first, stops there for the global
 //!   masks or under [`PICK_IDLE_IN_NODE`], and otherwise goes on through
-//!   the other online nodes in increasing distance: idle.c's
-//!   `for_each_node_numadist()` walk, the nearest unvisited node each time
-//!   (O(N²) in the number of nodes, as in C).
+//!   the other online nodes in increasing distance: idle.c's walk over its
+//!   cached order of nodes (`scx_idle_node_order`: by distance, ties by
+//!   node id, the order of `for_each_node_numadist()`), O(N) in the number
+//!   of nodes, as in C.
 //!
 //! The picker is a drop-in for idle.c's: for the same state it gives the
 //! same answer and leaves the same masks. Everything it reads of the system
 //! comes from its [`Topology`], which the kernel implements on the live
-//! system (`cpu_smt_mask()`, `cpu_to_node()`, `node_distance()`, the online
-//! nodes) and whose rotation is `cpumask_any_and_distribute()` itself, with
+//! system (`cpu_smt_mask()`, `cpu_to_node()`, the online nodes, idle.c's
+//! node order) and whose rotation is `cpumask_any_and_distribute()` itself, with
 //! lib/cpumask.c's per-CPU cursor; tests implement it on described machines,
 //! with [`distribute`], a transcription of that function over a cursor of
 //! their own.
@@ -117,8 +118,11 @@ pub trait Topology {
     fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32>;
     /// The online nodes (`node_states[N_ONLINE]`), one bit per node.
     fn online_nodes(&self) -> &Bits;
-    /// `node_distance(from, to)`.
-    fn node_distance(&self, from: u32, to: u32) -> i32;
+    /// Every node of the machine by increasing distance from `node`, ties
+    /// by node id: `node`'s row of idle.c's `scx_idle_node_order`, as
+    /// [`build_node_order`] fills it. `None` for a node out of range or a
+    /// machine without an order (no walk across nodes).
+    fn node_order(&self, node: u32) -> Option<&[u16]>;
 }
 
 /// The rotating start of the candidate search of [`distribute`], as the
@@ -130,12 +134,10 @@ pub trait Topology {
 pub type Cursor = Word32;
 
 /// The largest node count the walk across nodes handles: `MAX_NUMNODES` at
-/// the largest `NODES_SHIFT` (10) any architecture allows. The kernel's
-/// boundary checks `MAX_NUMNODES` against it when it is built.
+/// the largest `NODES_SHIFT` (10) any architecture allows; a node id fits a
+/// `u16`. The kernel's boundary checks `MAX_NUMNODES` against it when it is
+/// built.
 pub const MAX_NODES: usize = 1 << 10;
-
-/// The words of a node bitmap of [`MAX_NODES`] bits.
-const NODE_WORDS: usize = MAX_NODES / usize::BITS as usize;
 
 /// The word of `bit`.
 #[inline]
@@ -340,42 +342,10 @@ fn pick_in_masks<T: Topology>(
     }
 }
 
-/// The node of `unvisited` nearest to `from`: `nearest_node_nodemask()`.
-/// The first of the nearest in node order, as C's strict `<` keeps it;
-/// `None` if `unvisited` is empty.
-#[inline]
-fn nearest_node<T: Topology>(topo: &T, from: u32, unvisited: &[usize]) -> Option<u32> {
-    let (mut nearest, mut min_dist) = (None, i32::MAX);
-    for (i, &word) in unvisited.iter().enumerate() {
-        let mut word = word;
-        while word != 0 {
-            // `i < NODE_WORDS`: the node id fits in a `u32`.
-            let node = (i as u32)
-                .wrapping_mul(usize::BITS)
-                .wrapping_add(word.trailing_zeros());
-            let dist = topo.node_distance(from, node);
-            if dist < min_dist {
-                (nearest, min_dist) = (Some(node), dist);
-            }
-            word &= word.wrapping_sub(1);
-        }
-    }
-    nearest
-}
-
-/// Clears `node` in `nodes`.
-#[inline]
-fn clear_node(nodes: &mut [usize], node: u32) {
-    if let Some(w) = nodes.get_mut((node / usize::BITS) as usize) {
-        *w &= !1usize.wrapping_shl(node % usize::BITS);
-    }
-}
-
 /// Searches every online node but `start`, nearest first:
-/// `pick_idle_cpu_from_online_nodes()`. The nodes to visit are copied from
-/// the online nodes when the walk starts, as C copies them into its
-/// per-CPU scratch mask; this one is on the stack ([`MAX_NODES`] bits, 128
-/// bytes), so the walk needs no preemption control.
+/// `pick_idle_cpu_from_online_nodes()`, over `start`'s row of the node
+/// order. A node is searched if it is online when the walk reaches it, as
+/// in C.
 #[inline]
 fn pick_from_online_nodes<T: Topology>(
     topo: &T,
@@ -384,23 +354,18 @@ fn pick_from_online_nodes<T: Topology>(
     flags: u64,
     state: u32,
 ) -> i32 {
-    let mut nodes = [0usize; NODE_WORDS];
-    let online = topo.online_nodes();
-    // Only the words the online nodes have: `nr_node_ids` bits, not all of
-    // `MAX_NODES`. Always `Some`: the length is at most `NODE_WORDS`.
-    let Some(unvisited) = nodes.get_mut(..online.len().min(NODE_WORDS)) else {
+    let Some(order) = topo.node_order(start) else {
         return -EBUSY;
     };
-    for (dst, src) in unvisited.iter_mut().zip(online) {
-        *dst = src.read();
-    }
-    clear_node(unvisited, start);
-    while let Some(node) = nearest_node(topo, start, unvisited) {
+    for &node in order {
+        let node = u32::from(node);
+        if node == start || !test_bit(topo.online_nodes(), node) {
+            continue;
+        }
         let cpu = pick_in_node(topo, allowed, Some(node), flags, state);
         if cpu >= 0 {
             return cpu;
         }
-        clear_node(unvisited, node);
     }
     -EBUSY
 }

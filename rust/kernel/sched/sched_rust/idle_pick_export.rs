@@ -3,10 +3,10 @@
 //! Boundary of the sched_ext idle picker.
 //!
 //! The kernel's picker reads the running system as idle.c does: the idle
-//! masks through `struct scx_idle_topo` of `kernel/sched/sched_rust.h`
-//! (pointers set once at boot), and everything else live, through the C
-//! functions idle.c calls: `cpu_smt_mask()`, `cpu_to_node()`,
-//! `node_distance()` and `cpumask_any_and_distribute()`, whose per-CPU
+//! masks and its cached order of nodes through `struct scx_idle_topo` of
+//! `kernel/sched/sched_rust.h` (pointers set once at boot), and everything
+//! else live, through the C functions idle.c calls: `cpu_smt_mask()`,
+//! `cpu_to_node()` and `cpumask_any_and_distribute()`, whose per-CPU
 //! cursor it shares with every other caller on the CPU, as idle.c does.
 //! So for the same state both give the same answer, rotation included, and
 //! no copy of the topology can lag the live one. One call from C runs a
@@ -74,8 +74,9 @@ impl<'a> Masks<'a> {
     /// for `'a` and not rewritten meanwhile, whose pointers are valid as
     /// `sched_rust.h` documents: every CPU bitmap has at least `nr_cpus`
     /// bits, `online_nodes` at least `nr_nodes`, `nodes` has `nr_nodes`
-    /// entries (a node's masks are both NULL or both valid), and the
-    /// bitmaps live at least as long as `'a`. The words of the bitmaps may
+    /// entries (a node's masks are both NULL or both valid), `node_order`
+    /// is NULL or has `nr_nodes²` entries that are not written any more,
+    /// and all of them live at least as long as `'a`. The words of the bitmaps may
     /// be written meanwhile, by C, in whole words (see [`Masks::bits`]).
     #[inline]
     unsafe fn new(topo: *const bindings::scx_idle_topo) -> Option<Self> {
@@ -160,6 +161,23 @@ impl<'a> Masks<'a> {
         // core reads them with `READ_ONCE()`, as `node_online()` does.
         unsafe { core::slice::from_raw_parts(online.cast::<Word>(), words) }
     }
+
+    /// `node`'s row of the node order: `nr_nodes` node ids, or `None` for
+    /// a node out of range or no order.
+    #[inline]
+    fn node_order(&self, node: u32) -> Option<&'a [u16]> {
+        let (order, n) = (self.topo.node_order, self.topo.nr_nodes);
+        if order.is_null() || node >= n {
+            return None;
+        }
+        // `node < n`: `node * n + n <= n²`, which fits a `usize` for the
+        // table to exist.
+        let row = (node as usize).wrapping_mul(n as usize);
+        // SAFETY: `node_order` has `nr_nodes²` entries (type invariant), of
+        // which the row is `[node * n, node * n + n)`; they are written
+        // once, before the view is made, and never after.
+        Some(unsafe { core::slice::from_raw_parts(order.add(row), n as usize) })
+    }
 }
 
 /// The running system, as idle.c reads it.
@@ -229,17 +247,8 @@ impl Topology for System<'_> {
     }
 
     #[inline]
-    fn node_distance(&self, from: u32, to: u32) -> i32 {
-        // The walk asks only for nodes that can be online, below
-        // `nr_node_ids`; any other is never the nearest.
-        let n = self.0.topo.nr_nodes;
-        if from >= n || to >= n {
-            return i32::MAX;
-        }
-        // SAFETY: both are node ids below `nr_node_ids`, which every
-        // architecture's `node_distance()` (a table of the firmware's
-        // distances, or a constant) covers.
-        unsafe { bindings::node_distance(from as c_int, to as c_int) }
+    fn node_order(&self, node: u32) -> Option<&[u16]> {
+        self.0.node_order(node)
     }
 }
 
@@ -363,8 +372,8 @@ pub unsafe extern "C" fn sched_rust_idle_pick_in_node(
 /// Picks and claims an idle CPU of `cpus_allowed`, starting in `node`:
 /// `scx_pick_idle_cpu()`. Searches `node` first; stops there for
 /// `NUMA_NO_NODE` or under `SCX_IDLE_PICK_IN_NODE`, else goes on through
-/// the other online nodes, the nearest unvisited one each time
-/// (`node_distance()`, ties by node id, as `for_each_node_numadist()`).
+/// the other online nodes in idle.c's cached order (nearest first, ties by
+/// node id, as `for_each_node_numadist()`).
 ///
 /// Returns the CPU or -EBUSY, as [`sched_rust_idle_pick_in_node`].
 ///
@@ -419,9 +428,8 @@ pub mod machine {
         /// If not NULL, `m` points to a `struct scx_idle_machine` live for
         /// `'a` whose `topo` satisfies [`Masks::new`]'s contract,
         /// `smt_siblings` and `cpu_node` have `nr_cpus` entries (each
-        /// sibling mask `nr_cpus` bits), `distance` has `nr_nodes²`, and
-        /// `cursor` is an `unsigned int` that only pickers on this CPU use
-        /// meanwhile. Only `smt_siblings`' and `cpu_node`'s entries may be
+        /// sibling mask `nr_cpus` bits), and `cursor` is an `unsigned int`
+        /// that only pickers on this CPU use meanwhile. Only `smt_siblings`' and `cpu_node`'s entries may be
         /// rewritten meanwhile, with `WRITE_ONCE()`.
         #[inline]
         unsafe fn new(m: *const bindings::scx_idle_machine) -> Option<Self> {
@@ -491,20 +499,8 @@ pub mod machine {
         }
 
         #[inline]
-        fn node_distance(&self, from: u32, to: u32) -> i32 {
-            let (distance, n) = (self.m.distance, self.m.topo.nr_nodes);
-            if distance.is_null() || from >= n || to >= n {
-                return i32::MAX;
-            }
-            // `from, to < n`: `from * n + to < n²`, which fits a `usize`
-            // for the table to exist.
-            let i = (from as usize)
-                .wrapping_mul(n as usize)
-                .wrapping_add(to as usize);
-            // SAFETY: `distance` has `n²` entries (type invariant), `i < n²`,
-            // and it is not written meanwhile.
-            let d = unsafe { *distance.add(i) };
-            i32::try_from(d).unwrap_or(i32::MAX)
+        fn node_order(&self, node: u32) -> Option<&[u16]> {
+            self.masks.node_order(node)
         }
     }
 
@@ -570,7 +566,7 @@ pub mod machine {
     }
 
     /// [`sched_rust_idle_pick`] on a described machine, rotating with its
-    /// cursor and walking the nodes by its distances.
+    /// cursor and walking the nodes in its order.
     ///
     /// # Safety
     ///
@@ -592,9 +588,8 @@ pub mod machine {
 
     /// Fills `order` (`nr_nodes²` entries) from `distance` (`nr_nodes²`
     /// entries, `[from * nr_nodes + to]`): row `n` lists every node by
-    /// increasing distance from `n`, ties by node id. For the C picker
-    /// with a cached node order that the tests and the benchmark compare
-    /// with idle.c's walk.
+    /// increasing distance from `n`, ties by node id, as idle.c sorts its
+    /// own: the node order of a described machine.
     ///
     /// Returns false, writing nothing, for a NULL pointer or more nodes
     /// than a `u16` can name.
@@ -647,6 +642,7 @@ mod tests {
         cpu_node: [c_int; 8],
         online: [c_ulong; 1],
         distance: [c_uint; 4],
+        order: [u16; 4],
     }
 
     fn machine() -> Machine {
@@ -658,6 +654,7 @@ mod tests {
             cpu_node: [0, 0, 0, 0, 1, 1, 1, 1],
             online: [0x3],
             distance: [10, 20, 20, 10],
+            order: [0, 1, 1, 0],
         }
     }
 
@@ -693,11 +690,11 @@ mod tests {
                 },
                 nodes: nodes.as_ptr(),
                 online_nodes: m.online.as_ptr(),
+                node_order: m.order.as_ptr(),
             },
             smt_siblings: siblings.as_ptr(),
             cpu_node: m.cpu_node.as_ptr(),
             distance: m.distance.as_ptr(),
-            node_order: core::ptr::null(),
             cursor,
         };
         f(&machine)
