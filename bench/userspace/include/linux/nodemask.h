@@ -20,6 +20,7 @@ typedef struct { DECLARE_BITMAP(bits, MAX_NUMNODES); } nodemask_t;
 #define nodes_copy(dst, src)	bitmap_copy((dst).bits, (src).bits, MAX_NUMNODES)
 #define node_set(node, dst)	__set_bit((node), (dst).bits)
 #define node_clear(node, dst)	__clear_bit((node), (dst).bits)
+#define node_isset(node, mask)	test_bit((node), (mask).bits)
 #define for_each_node_mask(node, mask) \
 	for_each_set_bit(node, (mask).bits, MAX_NUMNODES)
 
