@@ -15,24 +15,40 @@
 //! | [`Word::clear_bits`] | `atomic_long_andnot()` | none |
 //! | [`Word::test_and_clear_bit`] | `test_and_clear_bit()` | full |
 //!
-//! Word reads and writes use [`kernel::sync::atomic`] (the `int`-sized ones
-//! the `atomic_t` helpers, see [`Word32`]); the bit operations call the C
-//! bitops through `rust/helpers` (inlined into the callers with
-//! `CONFIG_RUST_INLINE_HELPERS`), so a claim is exactly as ordered as
-//! upstream's; never Rust's own atomics, whose model is not the kernel's.
+//! Word reads and writes are volatile accesses of the aligned word
+//! (`read_volatile()`, `write_volatile()`): what C's `READ_ONCE()` and
+//! `WRITE_ONCE()` are for a word (`__READ_ONCE()` is a `volatile` load), and
+//! what the kernel's own Rust uses where it means `READ_ONCE()`
+//! (`rust/kernel/fs/file.rs`, `rust/kernel/time/hrtimer.rs`,
+//! `rust/kernel/dma.rs`). Under the LKMM such an access is a marked one: not
+//! torn, not fused with another, not invented or repeated, and ordering
+//! nothing, exactly as `READ_ONCE()`. The Rust abstract machine would call
+//! it a data race when C writes the word meanwhile; as dma.rs says of the
+//! same choice, the kernel relies on the LKMM here, for Rust as for C.
+//! `Atomic::load(Relaxed)` of [`kernel::sync::atomic`] has the same
+//! semantics, but reaches them through a C helper (`atomic64_read()`),
+//! which is a function call per word read unless the kernel has
+//! `CONFIG_RUST_INLINE_HELPERS` (EXPERIMENTAL, never on UML): the walks read
+//! one word per step. The volatile load is the one `mov` C emits.
+//!
+//! The bit operations call the C bitops through `rust/helpers` (inlined
+//! into the callers with `CONFIG_RUST_INLINE_HELPERS`), so a claim is
+//! exactly as ordered as upstream's; never Rust's own atomics, whose model
+//! is not the kernel's. KCSAN does not instrument Rust objects: their
+//! volatile accesses, as their `Atomic` ones before, are not in its
+//! reports; the C bitops they call are.
 //!
 //! The userspace crate (property tests, fuzzing, loom) builds the cores
 //! against a shim with the same names and stronger-or-equal orderings
 //! (`rust/src/sync.rs` of sched-rust); this file is the kernel's only.
 
-use core::cell::UnsafeCell;
+use core::{
+    cell::UnsafeCell,
+    ptr, //
+};
 use kernel::{
     bindings,
-    ffi::c_ulong,
-    sync::atomic::{
-        Atomic,
-        Relaxed, //
-    },
+    ffi::c_ulong, //
 };
 
 /// One `unsigned long` of a bitmap that C code also reads and writes.
@@ -45,7 +61,13 @@ use kernel::{
 /// Every access of the word is one of the LKMM primitives above; C may
 /// access it concurrently in any way that does not tear a word.
 #[repr(transparent)]
-pub struct Word(Atomic<usize>);
+pub struct Word(UnsafeCell<usize>);
+
+// SAFETY: every access of the word is one of the LKMM primitives above,
+// none of which tears it, so it may be shared and sent between contexts.
+unsafe impl Sync for Word {}
+// SAFETY: as above.
+unsafe impl Send for Word {}
 
 const _: () = assert!(core::mem::size_of::<Word>() == core::mem::size_of::<c_ulong>());
 const _: () = assert!(core::mem::align_of::<Word>() == core::mem::align_of::<c_ulong>());
@@ -61,24 +83,28 @@ impl Word {
     /// A word with the bits `v`.
     #[inline]
     pub const fn new(v: usize) -> Self {
-        Self(Atomic::new(v))
+        Self(UnsafeCell::new(v))
     }
 
     #[inline]
     fn as_ptr(&self) -> *mut c_ulong {
-        self.0.as_ptr().cast()
+        self.0.get().cast()
     }
 
     /// The word's bits: `READ_ONCE()`. Not torn, not ordered.
     #[inline]
     pub fn read(&self) -> usize {
-        self.0.load(Relaxed)
+        // SAFETY: the cell is a valid, aligned `unsigned long` for the
+        // borrow of `self`; a volatile load of it is `READ_ONCE()` (see the
+        // module's documentation), and every other access is marked too.
+        unsafe { ptr::read_volatile(self.0.get()) }
     }
 
     /// Replaces the word's bits: `WRITE_ONCE()`. Not torn, not ordered.
     #[inline]
     pub fn write(&self, v: usize) {
-        self.0.store(v, Relaxed)
+        // SAFETY: as in `read()`; a volatile store is `WRITE_ONCE()`.
+        unsafe { ptr::write_volatile(self.0.get(), v) }
     }
 
     /// Sets bit `bit % usize::BITS`: `set_bit()`, atomic, not ordered.
@@ -131,15 +157,14 @@ impl Word {
 /// An `unsigned int` that C code may also read and write, with
 /// `READ_ONCE()`/`WRITE_ONCE()` semantics (the picker's per-CPU cursor).
 ///
-/// Through the `atomic_t` helpers rather than `Atomic<u32>`: the kernel
-/// crate's `AtomicRepr<i32>::as_ptr()` is not inlined into this object (it
-/// is instantiated, out of line, in the kernel crate), and every pick and
-/// claim would call it.
+/// Volatile accesses, as [`Word`]'s: `Atomic<u32>` would call the
+/// `atomic_t` helpers, and its `as_ptr()` is instantiated out of line in
+/// the kernel crate.
 #[repr(transparent)]
 pub struct Word32(UnsafeCell<u32>);
 
-// SAFETY: every access of the value is atomic (`atomic_read()`,
-// `atomic_set()`), so it may be shared and sent between contexts.
+// SAFETY: every access of the value is `READ_ONCE()` or `WRITE_ONCE()`,
+// neither of which tears it, so it may be shared and sent between contexts.
 unsafe impl Sync for Word32 {}
 // SAFETY: as above.
 unsafe impl Send for Word32 {}
@@ -172,17 +197,16 @@ impl Word32 {
     /// `READ_ONCE()`.
     #[inline]
     pub fn read(&self) -> u32 {
-        // SAFETY: the cell is a valid, aligned `unsigned int`, which has
-        // the layout of `atomic_t`; `atomic_read()` is `READ_ONCE()`.
-        let v = unsafe { bindings::atomic_read(self.0.get().cast()) };
-        v as u32
+        // SAFETY: the cell is a valid, aligned `unsigned int`; a volatile
+        // load of it is `READ_ONCE()` (see the module's documentation).
+        unsafe { ptr::read_volatile(self.0.get()) }
     }
 
     /// `WRITE_ONCE()`.
     #[inline]
     pub fn write(&self, v: u32) {
-        // SAFETY: as in `read()`; `atomic_set()` is `WRITE_ONCE()`.
-        unsafe { bindings::atomic_set(self.0.get().cast(), v as i32) }
+        // SAFETY: as in `read()`; a volatile store is `WRITE_ONCE()`.
+        unsafe { ptr::write_volatile(self.0.get(), v) }
     }
 }
 
@@ -194,9 +218,8 @@ impl Word32 {
 /// atomics) meanwhile.
 #[inline]
 pub unsafe fn read_once_i32(ptr: *const i32) -> i32 {
-    // SAFETY: `int` has the layout of `atomic_t`, and the caller's contract
-    // is that of `atomic_read()`, which is `READ_ONCE()`.
-    unsafe { bindings::atomic_read(ptr.cast()) }
+    // SAFETY: the caller's contract; a volatile load is `READ_ONCE()`.
+    unsafe { ptr.read_volatile() }
 }
 
 /// `READ_ONCE()` of the pointer at `ptr`.
@@ -207,7 +230,6 @@ pub unsafe fn read_once_i32(ptr: *const i32) -> i32 {
 /// atomics) meanwhile.
 #[inline]
 pub unsafe fn read_once_ptr<T>(ptr: *const *const T) -> *const T {
-    // SAFETY: the caller's contract is `Atomic::from_ptr()`'s, and a
-    // relaxed load is `READ_ONCE()`.
-    unsafe { Atomic::<*const T>::from_ptr(ptr.cast_mut()) }.load(Relaxed)
+    // SAFETY: the caller's contract; a volatile load is `READ_ONCE()`.
+    unsafe { ptr.read_volatile() }
 }
