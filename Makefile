@@ -138,6 +138,7 @@ help:
 	@echo "             kunit-um (the KUnit suites by kunit.py on UML, as KUnit CI runs them)"
 	@echo "             kunit-x86 (the same with kunit.py --arch=x86_64 in QEMU, TCG)"
 	@echo "             bench-uml (the in-kernel C-vs-Rust benchmark in a UML kernel, host CPU)"
+	@echo "             bench-workload (hackbench in a C-helpers and a Rust-helpers UML kernel, host CPU)"
 	@echo "             bench (bench-uml + bench-userspace -> docs/benchmarks.md, docs/benchmarks.png)"
 	@echo "             debug-kernel (KASAN, then KCSAN kernel, both with lockdep, UBSAN,"
 	@echo "             DEBUG_ATOMIC_SLEEP: KUnit + hackbench C/Rust, any report fails"
@@ -600,6 +601,29 @@ bench-uml: bench-uml-build
 	UM_BENCH_VARIANT=$(v) UM_BENCH_KOUT=$(call um_bench_kout,$(v)) scripts/uml-bench.sh && ) true
 	cat $(foreach v,$(UM_BENCH_VARIANTS),$(BENCH_OUT)/uml-$(v).jsonl) > $(BENCH_OUT)/uml.jsonl
 	$(if $(filter 1,$(BENCH_UML_TABLE)),/usr/bin/python3 scripts/bench-report.py table $(BENCH_OUT)/uml.jsonl)
+
+# A workload on the host's CPU (scripts/uml-workload.sh): hackbench in two
+# UML kernels from the same tree, C helpers (configs/uml-workload.config)
+# and Rust helpers (+ configs/uml-workload-rust.config), each in its own
+# folder, booted in turn UM_WORK_ROUNDS times. Results:
+# $(BENCH_OUT)/workload.md and workload.jsonl. Not part of make test.
+UM_WORK_C_KOUT    ?= $(CACHE)/build-um-work-c
+UM_WORK_RUST_KOUT ?= $(CACHE)/build-um-work-rust
+UM_WORK_ROUNDS    ?= 10
+export UM_WORK_C_KOUT UM_WORK_RUST_KOUT UM_WORK_ROUNDS
+
+.PHONY: bench-workload-build bench-workload
+bench-workload-build: apply
+	ARCH=um CONFIG_BASE=empty KOUT=$(UM_WORK_C_KOUT) scripts/config.sh configs/uml-workload.config
+	scripts/quiet-build.sh $(UM_WORK_C_KOUT)/build.log "UML workload kernel (C)" \
+		$(KMAKE) O=$(UM_WORK_C_KOUT) ARCH=um linux
+	ARCH=um CONFIG_BASE=empty KOUT=$(UM_WORK_RUST_KOUT) scripts/config.sh \
+		configs/uml-workload.config configs/uml-workload-rust.config
+	scripts/quiet-build.sh $(UM_WORK_RUST_KOUT)/build.log "UML workload kernel (Rust)" \
+		$(KMAKE) O=$(UM_WORK_RUST_KOUT) ARCH=um linux
+
+bench-workload: bench-workload-build
+	scripts/uml-workload.sh
 
 # make bench: the UML kernel's figures and the userspace replica's, rendered
 # into docs/benchmarks.md (between its bench-report markers) and the chart

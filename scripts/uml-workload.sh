@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A workload on the host's own CPU: hackbench in two UML kernels built from
+# the same tree, one with the C helpers ($UM_WORK_C_KOUT, every sched-rust
+# option off) and one with the Rust helpers ($UM_WORK_RUST_KOUT, one
+# implementation per build, no run-time switch), booted in turn,
+# $UM_WORK_ROUNDS rounds, the order alternating from round to round.
+# Each boot runs every workload of $UM_WORK_LOADS with stealing off and on
+# (bench/uml-workload-init.sh). UML has an LLC domain through patch 0019
+# (patches/series-local), so the steal series runs there.
+#
+# Then scripts/workload-report.py: per workload and steal mode, the median
+# of the per-round Rust/C time ratios with its 95% interval, and the
+# steal effect (on/off) of each build: $BENCH_OUT/workload.jsonl and
+# $BENCH_OUT/workload.md.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+c_kout=${UM_WORK_C_KOUT:?} rust_kout=${UM_WORK_RUST_KOUT:?} BENCH_OUT=${BENCH_OUT:?}
+rounds=${UM_WORK_ROUNDS:-10} cpus=${UM_CPUS:-2} timeout=${UM_WORK_TIMEOUT:-900}
+loads=${UM_WORK_LOADS:-proc-g4:-g+4+-l+100,thread-g4:-T+-g+4+-l+100,proc-g8:-g+8+-l+50}
+out=$BENCH_OUT/workload
+
+log() { printf 'uml-workload: %s\n' "$*"; }
+fail() { printf 'uml-workload: FAIL: %s\n' "$*" >&2; exit 1; }
+
+for k in "$c_kout" "$rust_kout"; do
+	[ -x "$k/linux" ] || fail "no UML kernel at $k/linux (make bench-workload-build)"
+done
+command -v hackbench > /dev/null || fail "no hackbench on the host (rt-tests, make deps)"
+[ -x /bin/busybox ] || fail "no /bin/busybox (busybox-static, make deps)"
+rm -rf "$out"
+mkdir -p "$out"
+
+boot() { # impl kout round
+	local d=$out/$1-$3 rc
+	mkdir -p "$d"
+	set +e
+	timeout -k 10 "$timeout" "$2/linux" ncpus="$cpus" seccomp=on mem=512M \
+		root=/dev/root rootfstype=hostfs rootflags=/ ro con=none con0=fd:0,fd:1 ssl=none \
+		init="$top/bench/uml-workload-init.sh" UML_WORK_OUT="$d" UML_WORKLOADS="$loads" \
+		< /dev/null > "$d/console.txt" 2>&1
+	rc=$?
+	set -e
+	[ -f "$d/uml-done" ] || { tail -n 30 "$d/console.txt" >&2; fail "$1 round $3: no result (exit status $rc)"; }
+	grep -q "^nproc $cpus\$" "$d/uml-info.txt" || fail "$1 round $3: not $cpus CPUs"
+	# Stealing needs an LLC domain: none, and the two builds would run the
+	# same code (patch 0019 gives UML one).
+	awk '/steal=on/ { split($5, s, "="); n += s[2] } END { exit !(n > 0) }' "$d/runs.txt" ||
+		fail "$1 round $3: no steal with stealing on (no LLC domain: patch 0019 missing?)"
+	if grep -qE 'BUG:|WARNING:|Oops|Kernel panic|rust_panic' "$d/dmesg.txt"; then
+		grep -nE -A5 'BUG:|WARNING:|Oops|Kernel panic|rust_panic' "$d/dmesg.txt" >&2
+		fail "$1 round $3: the kernel log has a BUG, WARNING, Oops or panic"
+	fi
+	if grep -v ' rc=0 ' "$d/runs.txt" | grep -q .; then
+		grep -v ' rc=0 ' "$d/runs.txt" >&2
+		fail "$1 round $3: a hackbench run failed"
+	fi
+}
+
+for r in $(seq 1 "$rounds"); do
+	start=$SECONDS
+	if [ $((r % 2)) -eq 1 ]; then order="c rust"; else order="rust c"; fi
+	for impl in $order; do
+		if [ "$impl" = c ]; then boot c "$c_kout" "$r"; else boot rust "$rust_kout" "$r"; fi
+	done
+	log "round $r/$rounds ($order): $((SECONDS - start)) s"
+done
+
+python3 "$top/scripts/workload-report.py" "$out" --jsonl "$BENCH_OUT/workload.jsonl" \
+	--markdown "$BENCH_OUT/workload.md"
