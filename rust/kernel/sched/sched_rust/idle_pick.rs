@@ -357,9 +357,10 @@ fn pick_from_online_nodes<T: Topology>(
     let Some(order) = topo.node_order(start) else {
         return -EBUSY;
     };
+    let online = topo.online_nodes();
     for &node in order {
         let node = u32::from(node);
-        if node == start || !test_bit(topo.online_nodes(), node) {
+        if node == start || !test_bit(online, node) {
             continue;
         }
         let cpu = pick_in_node(topo, allowed, Some(node), flags, state);
