@@ -9,29 +9,20 @@ Usage: workload-report.py DIR [--jsonl FILE] [--markdown FILE]
 DIR holds one folder per boot, <c|rust>-<round>/runs.txt."""
 import argparse
 import json
-import math
 import re
 import statistics
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+bench_report = __import__("bench-report")
+
 
 def interval(xs):
-    """The median of xs and its distribution-free interval of at least 95%
-    (order statistics of the binomial(n, 1/2)), or None below 6 values."""
-    xs = sorted(xs)
-    n = len(xs)
-    med = statistics.median(xs)
-    k, cdf = 0, 0.0
-    while True:
-        p = math.comb(n, k) / 2 ** n
-        if cdf + p > 0.025:
-            break
-        cdf += p
-        k += 1
-    if k == 0:
-        return med, None
-    return med, (xs[k - 1], xs[n - k])
+    """The median of xs and its distribution-free 95% interval
+    (bench-report.py's median_ci()), or None below 6 values, where even the
+    whole range covers the median with less than 95%."""
+    return bench_report.median(xs), bench_report.median_ci(xs) if len(xs) >= 6 else None
 
 
 def read(d):
