@@ -20,6 +20,8 @@ variant=${UM_BENCH_VARIANT:-base}
 boots=${UM_BENCH_BOOTS:-3} rounds=${UM_BENCH_ROUNDS:-301} batch_us=${UM_BENCH_BATCH_US:-500}
 cpus=${UM_CPUS:-2} timeout=${UM_BENCH_TIMEOUT:-600}
 out=$BENCH_OUT/uml-$variant
+# shellcheck source=scripts/uml-lib.sh
+. "$top/scripts/uml-lib.sh"
 
 log() { printf 'uml-bench: %s\n' "$*"; }
 fail() { printf 'uml-bench: FAIL: %s\n' "$*" >&2; exit 1; }
@@ -34,11 +36,10 @@ for boot in $(seq 1 "$boots"); do
 	mkdir -p "$d"
 	start=$SECONDS
 	set +e
-	timeout -k 10 "$timeout" "$KOUT/linux" ncpus="$cpus" seccomp=on mem=256M \
-		root=/dev/root rootfstype=hostfs rootflags=/ ro con=none con0=fd:0,fd:1 ssl=none \
-		init="$top/scripts/uml-bench-init.sh" UML_BENCH_OUT="$d" UML_BENCH_READS=1 \
+	uml_boot "$KOUT/linux" "$top/scripts/uml-bench-init.sh" "$d/console.txt" 256M \
+		UML_BENCH_OUT="$d" UML_BENCH_READS=1 \
 		sched_rust_bench.rounds="$rounds" sched_rust_bench.batch_us="$batch_us" \
-		sched_rust_bench.raw=1 < /dev/null > "$d/console.txt" 2>&1
+		sched_rust_bench.raw=1
 	rc=$?
 	set -e
 	if [ ! -f "$d/uml-done" ] || [ ! -s "$d/bench-1.txt" ]; then
@@ -47,10 +48,8 @@ for boot in $(seq 1 "$boots"); do
 		fail "boot $boot did not complete its reads (exit status $rc; $d/console.txt)"
 	fi
 	grep -q "^nproc $cpus\$" "$d/uml-info.txt" || fail "boot $boot: not $cpus CPUs ($(head -n1 "$d/uml-info.txt"))"
-	if grep -qE 'BUG:|WARNING:|Oops|Kernel panic|rust_panic' "$d/dmesg.txt"; then
-		grep -nE -A5 'BUG:|WARNING:|Oops|Kernel panic|rust_panic' "$d/dmesg.txt" >&2
+	uml_log_clean "$d/dmesg.txt" ||
 		fail "boot $boot: the kernel log has a BUG, WARNING, Oops or panic"
-	fi
 	log "$variant: boot $boot/$boots, $rounds rounds per operation, $((SECONDS - start)) s"
 done
 

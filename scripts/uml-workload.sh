@@ -21,6 +21,8 @@ c_kout=${UM_WORK_C_KOUT:?} rust_kout=${UM_WORK_RUST_KOUT:?} BENCH_OUT=${BENCH_OU
 rounds=${UM_WORK_ROUNDS:-10} cpus=${UM_CPUS:-2} timeout=${UM_WORK_TIMEOUT:-900}
 loads=${UM_WORK_LOADS:-proc-g4:-g+4+-l+100,thread-g4:-T+-g+4+-l+100,proc-g8:-g+8+-l+50}
 out=$BENCH_OUT/workload
+# shellcheck source=scripts/uml-lib.sh
+. "$top/scripts/uml-lib.sh"
 
 log() { printf 'uml-workload: %s\n' "$*"; }
 fail() { printf 'uml-workload: FAIL: %s\n' "$*" >&2; exit 1; }
@@ -37,10 +39,8 @@ boot() { # impl kout round
 	local d=$out/$1-$3 rc
 	mkdir -p "$d"
 	set +e
-	timeout -k 10 "$timeout" "$2/linux" ncpus="$cpus" seccomp=on mem=512M \
-		root=/dev/root rootfstype=hostfs rootflags=/ ro con=none con0=fd:0,fd:1 ssl=none \
-		init="$top/bench/uml-workload-init.sh" UML_WORK_OUT="$d" UML_WORKLOADS="$loads" \
-		< /dev/null > "$d/console.txt" 2>&1
+	uml_boot "$2/linux" "$top/bench/uml-workload-init.sh" "$d/console.txt" 512M \
+		UML_WORK_OUT="$d" UML_WORKLOADS="$loads"
 	rc=$?
 	set -e
 	[ -f "$d/uml-done" ] || { tail -n 30 "$d/console.txt" >&2; fail "$1 round $3: no result (exit status $rc)"; }
@@ -49,10 +49,8 @@ boot() { # impl kout round
 	# same code (patch 0019 gives UML one).
 	awk '/steal=on/ { split($5, s, "="); n += s[2] } END { exit !(n > 0) }' "$d/runs.txt" ||
 		fail "$1 round $3: no steal with stealing on (no LLC domain: patch 0019 missing?)"
-	if grep -qE 'BUG:|WARNING:|Oops|Kernel panic|rust_panic' "$d/dmesg.txt"; then
-		grep -nE -A5 'BUG:|WARNING:|Oops|Kernel panic|rust_panic' "$d/dmesg.txt" >&2
+	uml_log_clean "$d/dmesg.txt" ||
 		fail "$1 round $3: the kernel log has a BUG, WARNING, Oops or panic"
-	fi
 	if grep -v ' rc=0 ' "$d/runs.txt" | grep -q .; then
 		grep -v ' rc=0 ' "$d/runs.txt" >&2
 		fail "$1 round $3: a hackbench run failed"
