@@ -138,8 +138,8 @@ help:
 	@echo "             kunit-um (the KUnit suites by kunit.py on UML, as KUnit CI runs them)"
 	@echo "             kunit-x86 (the same with kunit.py --arch=x86_64 in QEMU, TCG)"
 	@echo "             bench-uml (the in-kernel C-vs-Rust benchmark in a UML kernel, host CPU)"
-	@echo "             bench-workload (hackbench in a C-helpers and a Rust-helpers UML kernel, host CPU)"
-	@echo "             bench (bench-uml + bench-userspace -> docs/benchmarks.md, docs/benchmarks.png)"
+	@echo "             bench-workload (hackbench, wakeup latency: a C-helpers and a Rust-helpers UML kernel, host CPU)"
+	@echo "             bench (bench-workload + bench-uml + bench-userspace -> docs/benchmarks.md)"
 	@echo "             debug-kernel (KASAN, then KCSAN kernel, both with lockdep, UBSAN,"
 	@echo "             DEBUG_ATOMIC_SLEEP: KUnit + hackbench C/Rust, any report fails"
 	@echo "             but KCSAN's of upstream's racy C in scripts/kcsan-accepted.txt;"
@@ -602,18 +602,24 @@ bench-uml: bench-uml-build
 	cat $(foreach v,$(UM_BENCH_VARIANTS),$(BENCH_OUT)/uml-$(v).jsonl) > $(BENCH_OUT)/uml.jsonl
 	$(if $(filter 1,$(BENCH_UML_TABLE)),/usr/bin/python3 scripts/bench-report.py table $(BENCH_OUT)/uml.jsonl)
 
-# A workload on the host's CPU (scripts/uml-workload.sh): hackbench in two
-# UML kernels from the same tree, C helpers (configs/uml-workload.config)
-# and Rust helpers (+ configs/uml-workload-rust.config), each in its own
-# folder, booted in turn UM_WORK_ROUNDS times. Results:
-# $(BENCH_OUT)/workload.md and workload.jsonl. Not part of make test.
+# Workloads on the host's CPU (scripts/uml-workload.sh): hackbench and
+# bench/wakeup-latency.c in two UML kernels from the same tree, C helpers
+# (configs/uml-workload.config) and Rust helpers (+
+# configs/uml-workload-rust.config), each in its own folder, booted in turn
+# UM_WORK_ROUNDS times. Results: $(BENCH_OUT)/workload.md, workload.jsonl
+# and workload.png. Not part of make test.
 UM_WORK_C_KOUT    ?= $(CACHE)/build-um-work-c
 UM_WORK_RUST_KOUT ?= $(CACHE)/build-um-work-rust
+UM_WORK_BIN       ?= $(CACHE)/bench/bin
 UM_WORK_ROUNDS    ?= 10
-export UM_WORK_C_KOUT UM_WORK_RUST_KOUT UM_WORK_ROUNDS
+export UM_WORK_C_KOUT UM_WORK_RUST_KOUT UM_WORK_BIN UM_WORK_ROUNDS
 
 .PHONY: bench-workload-build bench-workload
-bench-workload-build: apply
+$(UM_WORK_BIN)/wakeup-latency: bench/wakeup-latency.c
+	@mkdir -p $(@D)
+	gcc -O2 -Wall -Wextra -Werror -pthread -o $@ $<
+
+bench-workload-build: apply $(UM_WORK_BIN)/wakeup-latency
 	ARCH=um CONFIG_BASE=empty KOUT=$(UM_WORK_C_KOUT) scripts/config.sh configs/uml-workload.config
 	scripts/quiet-build.sh $(UM_WORK_C_KOUT)/build.log "UML workload kernel (C)" \
 		$(KMAKE) O=$(UM_WORK_C_KOUT) ARCH=um linux
@@ -625,14 +631,17 @@ bench-workload-build: apply
 bench-workload: bench-workload-build
 	scripts/uml-workload.sh
 
-# make bench: the UML kernel's figures and the userspace replica's, rendered
-# into docs/benchmarks.md (between its bench-report markers) and the chart
+# make bench: the workloads (C build vs Rust build), the UML kernel's figures
+# and the userspace replica's, rendered into docs/benchmarks.md (between its
+# bench-report markers) and the charts docs/benchmarks-workload.png and
 # docs/benchmarks.png (scripts/bench-report.py). Not part of make test.
 bench: UM_BENCH_VARIANTS = base $(if $(wildcard configs/inline.config),inline)
-bench: bench-uml bench-userspace
+bench: bench-workload bench-uml bench-userspace
+	cp $(BENCH_OUT)/workload.png docs/benchmarks-workload.png
 	/usr/bin/python3 scripts/bench-report.py render --doc docs/benchmarks.md \
 		--png docs/benchmarks.png --uml $(BENCH_OUT)/uml.jsonl \
-		--userspace $(BENCH_USERSPACE_OUT).jsonl
+		--userspace $(BENCH_USERSPACE_OUT).jsonl \
+		--workload $(BENCH_OUT)/workload.md --workload-png docs/benchmarks-workload.png
 
 # The userspace replica of the microbenchmark (bench/userspace/, see
 # docs/benchmarks.md): the C helpers inline against the Rust exports, without
@@ -682,7 +691,11 @@ scx-mutant: scx-selftests-build scx-scheds-build
 	scripts/scx-mutant.sh
 
 # The main job (scripts/run.sh): build, one boot with the KUnit suites and the
-# steal benchmark, the microbenchmark it read, and the time of each step.
+# steal benchmark, the workloads in a C and a Rust UML kernel (RUN_WORK_ROUNDS
+# rounds of RUN_WORK_LOADS), the microbenchmark, and the time of each step.
+RUN_WORK_ROUNDS ?= 6
+RUN_WORK_LOADS  ?= proc-g4:hackbench+-g+4+-l+100,wake-m2t4:wakeup-latency+-m+2+-t+4+-r+5
+export RUN_WORK_ROUNDS RUN_WORK_LOADS
 run: deps
 	scripts/run.sh
 

@@ -59,9 +59,10 @@ KERNEL_OPS = {
     "asym fits cpu x2048": ("asym_fit", "asym fits cpu", "128cpu-2cap-smt2",
                             "one asym_fits_cpu() test"),
 }
-HELPER_ORDER = ["sparsemask", "steal", "idle_pick", "asym_fit"]
+HELPER_ORDER = ["sparsemask", "steal", "idle_pick", "asym_fit", "floor"]
 HELPER_TITLE = {"sparsemask": "sparsemask", "steal": "steal search",
-                "idle_pick": "sched_ext idle pick", "asym_fit": "asym capacity fit"}
+                "idle_pick": "sched_ext idle pick", "asym_fit": "asym capacity fit",
+                "floor": "per-call floor (empty functions)"}
 UML_METHOD = ("in-kernel (debugfs sched/rust/bench) in a UML kernel on the host CPU, "
               "clang/rustc -O2; per round one batch of C then Rust (order alternating), "
               "same data, checksums equal; median of the per-round Rust/C ratios of all "
@@ -298,6 +299,46 @@ def distro_summary(user):
     return out
 
 
+# The single-word operations and the empty-call row that calls the same way.
+FLOOR_OF = {"set+clear": "empty call x2", "test": "empty call", "asym fits cpu": "empty call, fits"}
+
+
+def floor_section(user):
+    """The per-call floor, per variant: for each single-word operation, the
+    C and Rust times and the time of an empty Rust function called the same
+    way (bench/userspace/floor.rs; floor.c is C's), medians over the
+    topologies, all from one run. Rust minus the floor at or below C: the
+    rest of Rust's cost is the call, and nothing else."""
+    by = {}
+    for r in user:
+        by.setdefault((r["variant"], r["op"]), []).append(r)
+    variants = [v for v in dict.fromkeys(r["variant"] for r in user)
+                if any((v, f) in by for f in FLOOR_OF.values())]
+    if not variants:
+        return []
+    med = lambda rs, k: median([r[k] for r in rs])  # noqa: E731
+    out = ["### The per-call floor of the single-word operations", "",
+           "ns per operation, the median over the topologies. Empty call: the same call "
+           "to an empty function (`bench/userspace/floor.rs`, and `floor.c` for C's "
+           "own, whose ratio to Rust's is the last column). In the variants without "
+           "inlining, C's operation is inlined into its caller and Rust's is a call: "
+           "Rust minus the empty call is what the operation itself costs in Rust.", "",
+           "| Variant | Operation | C ns | Rust ns | empty call ns (Rust) | Rust - empty call "
+           "| at or below C | empty call Rust/C |",
+           "|---|---|---|---|---|---|---|---|"]
+    for v in variants:
+        for op, floor in FLOOR_OF.items():
+            rs, fs = by.get((v, op)), by.get((v, floor))
+            if not rs or not fs:
+                continue
+            c, rust, empty = med(rs, "c_ns"), med(rs, "rust_ns"), med(fs, "rust_ns")
+            rest = rust - empty
+            out.append(f"| {v} | {op} | {fmt_ns(c)} | {fmt_ns(rust)} | {fmt_ns(empty)} | "
+                       f"{fmt_ns(rest)} | {'yes' if rest <= c else 'no'} | "
+                       f"{med(fs, 'ratio'):.3f} |")
+    return out + [""]
+
+
 # The cost each implementation should have, per operation of the scaling
 # series (N CPUs, k overloaded, M = max(1, N/128) nodes), and the slope it
 # gives on the log-log chart (the exponent of N).
@@ -403,9 +444,28 @@ def idle_three_way(user):
     return out
 
 
-def render_block(uml, user, uml_paths, user_path, png_rel, scale=()):
+def workload_section(md, png_rel):
+    """The workloads of make bench-workload: a C-helpers and a Rust-helpers
+    UML kernel (its own report, workload-report.py, as it wrote it)."""
+    out = ["### Workloads: a C build against a Rust build", ""]
+    if not md:
+        return out + ["**No workload results**: run `make bench-workload`.", ""]
+    with open(md) as f:
+        table = f.read().rstrip("\n")
+    out += ["hackbench and `bench/wakeup-latency.c` in two UML kernels built from one "
+            "tree, one with the C helpers and one with the Rust helpers, booted in turn "
+            f"({os.environ.get('UM_CPUS', '2')} vCPUs on {machine_name()}). Rust/C is the "
+            "median of the per-round ratios with its 95% interval; requests/s is better "
+            "higher, the others lower.", ""]
+    if png_rel:
+        out += [f"![Workload Rust/C ratios with 95% intervals]({png_rel})", ""]
+    return out + [table, ""]
+
+
+def render_block(uml, user, uml_paths, user_path, png_rel, scale=(), workload=(None, None)):
     recs = sorted(uml + user, key=sort_key)
     out = [BEGIN, ""]
+    out += workload_section(*workload)
     out.append("Rust/C is the median of the per-round ratios with its 95% interval "
                "(order statistics); below 1.00 Rust is faster. ns are per operation "
                "(the unit column). Instructions per operation (callgrind, C / Rust) "
@@ -421,6 +481,7 @@ def render_block(uml, user, uml_paths, user_path, png_rel, scale=()):
     out.append(f"![Rust/C ratios with 95% intervals]({png_rel})")
     out.append("")
     out += distro_summary(user)
+    out += floor_section(user)
     out += idle_three_way(user)
     out += scaling_section(scale)
     for helper in HELPER_ORDER + sorted({r["helper"] for r in recs} - set(HELPER_ORDER)):
@@ -602,7 +663,10 @@ def cmd_render(args):
     if not uml and not user:
         raise SystemExit("bench-report: no results at all (make bench-uml, make bench-userspace)")
     png_rel = os.path.relpath(args.png, os.path.dirname(os.path.abspath(args.doc)))
-    block = render_block(uml, user, args.uml, args.userspace, png_rel, scale)
+    work_png = (os.path.relpath(args.workload_png, os.path.dirname(os.path.abspath(args.doc)))
+                if args.workload_png else None)
+    block = render_block(uml, user, args.uml, args.userspace, png_rel, scale,
+                         (args.workload, work_png))
     with open(args.doc) as f:
         doc = f.read()
     if BEGIN in doc and END in doc:
@@ -665,6 +729,8 @@ def main():
     p.add_argument("--png", required=True)
     p.add_argument("--uml", action="append", default=[])
     p.add_argument("--userspace", default="")
+    p.add_argument("--workload", help="workload.md of make bench-workload")
+    p.add_argument("--workload-png", help="its chart, as the doc links it")
     p = sub.add_parser("table")
     p.add_argument("--png")
     p.add_argument("files", nargs="+")

@@ -3,9 +3,11 @@
 #
 # make run, the main job: set-up, the patched kernel, one boot of the 2-node
 # SMT VM with the KUnit suites and the steal benchmark (live progress on the
-# terminal), the in-kernel C-vs-Rust benchmark on the host's CPU (a UML
-# kernel, make bench-uml), the comparison table and its chart; then the time
-# of each step and the total, and where the chart is. Stops at the first
+# terminal), workloads in a C-helpers and a Rust-helpers UML kernel on the
+# host's CPU (make bench-workload, fewer rounds), the in-kernel C-vs-Rust
+# benchmark on the host's CPU (a UML kernel, make bench-uml), the
+# comparison (workloads first, then per operation) and its charts; then
+# the time of each step and the total, and where the charts are. Stops at the first
 # step that fails.
 set -uo pipefail
 
@@ -53,9 +55,13 @@ reuse "${KOUT:?}" "the VM kernel"
 step "kernel build (and no-panic check)" m build
 step "VM: KUnit suites + steal benchmark" env VM_EXTRA="${STEAL_GUEST:?}" "$top/scripts/vm-kunit.sh"
 step "steal benchmark report" "$top/scripts/steal-report.py" "${CACHE:?}/vm"
+reuse "${UM_WORK_C_KOUT:?}" "the UML workload kernels (not built by make test)"
+step "UML kernels: workloads, C build vs Rust build" m bench-workload \
+	UM_WORK_ROUNDS="${RUN_WORK_ROUNDS:?}" UM_WORK_LOADS="${RUN_WORK_LOADS:?}"
 reuse "${CACHE:?}/build-um-bench" "the UML benchmark kernel (not built by make test)"
 step "UML kernel: in-kernel C-vs-Rust benchmark" m bench-uml BENCH_UML_TABLE=0
 step "C-vs-Rust comparison" "$top/scripts/print-comparison.sh"
 summary
-printf '\nC-vs-Rust chart (UML, in-kernel): %s\n' "${BENCH_OUT:?}/comparison.png"
+printf '\nC-vs-Rust charts: workloads %s, per operation %s\n' \
+	"${BENCH_OUT:?}/workload.png" "$BENCH_OUT/comparison.png"
 printf 'make bench: every platform and topology, in docs/benchmarks.md and docs/benchmarks.png\n'

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The workload benchmark's report (scripts/uml-workload.sh): per workload
-and steal mode, the median of the per-round Rust/C hackbench time ratios
-with a 95% interval from order statistics, the median times of each
-build, and the steal effect (time with stealing on / off) of each build.
+"""The workload benchmark's report (scripts/uml-workload.sh).
 
-Usage: workload-report.py DIR [--jsonl FILE] [--markdown FILE]
+Per workload, steal mode and metric: the median of the per-round Rust/C
+ratios with a 95% interval from order statistics (bench-report.py's
+median_ci()), and the median of each build. The metrics are hackbench's
+time, and wakeup-latency's requests per second and its p50 and p99 wakeup
+latencies. Then the steal effect of each build (stealing on / off, per
+round). Below 1.000 Rust is better, except for requests per second, where
+above 1.000 it is.
+
+Usage: workload-report.py DIR [--jsonl FILE] [--markdown FILE] [--png FILE]
 DIR holds one folder per boot, <c|rust>-<round>/runs.txt."""
 import argparse
 import json
@@ -17,25 +22,35 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 bench_report = __import__("bench-report")
 
+# metric: (label, unit, better)
+METRICS = {
+    "time": ("time", "s", "lower"),
+    "rps": ("requests/s", "1/s", "higher"),
+    "p50_us": ("p50 wakeup latency", "us", "lower"),
+    "p99_us": ("p99 wakeup latency", "us", "lower"),
+}
+
 
 def interval(xs):
-    """The median of xs and its distribution-free 95% interval
-    (bench-report.py's median_ci()), or None below 6 values, where even the
-    whole range covers the median with less than 95%."""
+    """The median of xs and its distribution-free 95% interval, or None
+    below 6 values, where even the whole range covers the median with less
+    than 95%."""
     return bench_report.median(xs), bench_report.median_ci(xs) if len(xs) >= 6 else None
 
 
 def read(d):
+    """{(workload, steal): {round: {impl: {metric: value, "steals": n}}}}"""
     runs = {}
     for f in sorted(Path(d).glob("*-*/runs.txt")):
         impl, rnd = f.parent.name.rsplit("-", 1)
         for line in f.read_text().splitlines():
             kv = dict(re.findall(r"(\w+)=(\S+)", line))
-            if kv.get("rc") != "0" or kv.get("time") in (None, "none"):
+            vals = {m: float(kv[m]) for m in METRICS if m in kv}
+            if kv.get("rc") != "0" or not vals or any(v <= 0 for v in vals.values()):
                 sys.exit(f"workload-report: a failed run in {f}: {line}")
-            key = (kv["workload"], kv["steal"])
-            runs.setdefault(key, {}).setdefault(int(rnd), {})[impl] = (
-                float(kv["time"]), int(kv["steals"]))
+            vals["steals"] = int(kv.get("steals", 0))
+            runs.setdefault((kv["workload"], kv["steal"]), {}).setdefault(
+                int(rnd), {})[impl] = vals
     return runs
 
 
@@ -44,48 +59,98 @@ def fmt(iv):
     return f"{med:.3f} [{ci[0]:.3f}-{ci[1]:.3f}]" if ci else f"{med:.3f} [n too small]"
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("dir")
-    ap.add_argument("--jsonl")
-    ap.add_argument("--markdown")
-    a = ap.parse_args()
-    runs = read(a.dir)
-    if not runs:
-        sys.exit(f"workload-report: no runs in {a.dir}")
+def records(runs):
     recs = []
     for (w, steal), by_round in sorted(runs.items()):
-        both = {r: v for r, v in by_round.items() if "c" in v and "rust" in v}
-        ratios = [v["rust"][0] / v["c"][0] for v in both.values()]
-        rec = {"workload": w, "steal": steal, "rounds": len(ratios),
-               "c_s": statistics.median(v["c"][0] for v in both.values()),
-               "rust_s": statistics.median(v["rust"][0] for v in both.values()),
-               "c_steals": statistics.mean(v["c"][1] for v in both.values()),
-               "rust_steals": statistics.mean(v["rust"][1] for v in both.values())}
-        med, ci = interval(ratios)
-        rec["ratio"], rec["ratio_ci"] = med, ci
-        recs.append(rec)
-    # The steal effect of each build: per round, time with stealing on / off.
+        both = [v for v in by_round.values() if "c" in v and "rust" in v]
+        if not both:
+            continue
+        for m in METRICS:
+            if m not in both[0]["c"]:
+                continue
+            ratios = [v["rust"][m] / v["c"][m] for v in both]
+            med, ci = interval(ratios)
+            recs.append({
+                "workload": w, "steal": steal, "metric": m, "better": METRICS[m][2],
+                "rounds": len(ratios),
+                "c": statistics.median(v["c"][m] for v in both),
+                "rust": statistics.median(v["rust"][m] for v in both),
+                "ratio": med, "ratio_ci": ci,
+                "c_steals": statistics.mean(v["c"]["steals"] for v in both),
+                "rust_steals": statistics.mean(v["rust"]["steals"] for v in both)})
+    return recs
+
+
+def steal_effect(runs):
+    """{(workload, metric, impl): interval of per-round on/off ratios}"""
     effect = {}
     for (w, steal), by_round in runs.items():
         if steal != "on" or (w, "off") not in runs:
             continue
         off = runs[(w, "off")]
         for impl in ("c", "rust"):
-            xs = [v[impl][0] / off[r][impl][0] for r, v in by_round.items()
-                  if impl in v and impl in off.get(r, {})]
-            if xs:
-                effect[(w, impl)] = interval(xs)
-    lines = ["| Workload | Stealing | Rounds | C s | Rust s | Rust/C [95%] | steals per run C / Rust |",
-             "|---|---|---|---|---|---|---|"]
+            for m in METRICS:
+                xs = [v[impl][m] / off[r][impl][m] for r, v in by_round.items()
+                      if impl in v and m in v[impl] and m in off.get(r, {}).get(impl, {})]
+                if xs:
+                    effect[(w, m, impl)] = interval(xs)
+    return effect
+
+
+def markdown(recs, effect):
+    lines = ["| Workload | Stealing | Metric | Rounds | C | Rust | Rust/C [95%] | steals per run C / Rust |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in recs:
-        lines.append(f"| {r['workload']} | {r['steal']} | {r['rounds']} | {r['c_s']:.3f} | "
-                     f"{r['rust_s']:.3f} | {fmt((r['ratio'], r['ratio_ci']))} | "
+        label, unit, better = METRICS[r["metric"]]
+        lines.append(f"| {r['workload']} | {r['steal']} | {label} ({unit}, {better} is better) | "
+                     f"{r['rounds']} | {r['c']:.3f} | {r['rust']:.3f} | "
+                     f"{fmt((r['ratio'], r['ratio_ci']))} | "
                      f"{r['c_steals']:.0f} / {r['rust_steals']:.0f} |")
-    lines += ["", "| Workload | Build | time with stealing on / off [95%] |", "|---|---|---|"]
-    for (w, impl), iv in sorted(effect.items()):
-        lines.append(f"| {w} | {impl} | {fmt(iv)} |")
-    text = "\n".join(lines) + "\n"
+    lines += ["", "| Workload | Metric | C: stealing on / off [95%] | Rust: stealing on / off [95%] |",
+              "|---|---|---|---|"]
+    for w, m in sorted({(w, m) for w, m, _ in effect}):
+        c, rust = effect.get((w, m, "c")), effect.get((w, m, "rust"))
+        lines.append(f"| {w} | {METRICS[m][0]} | {fmt(c) if c else '-'} | "
+                     f"{fmt(rust) if rust else '-'} |")
+    return "\n".join(lines) + "\n"
+
+
+def chart(recs, png, title):
+    """One row per (workload, metric, stealing): the Rust/C median with its
+    95% interval; 1.0 marked."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 0.3 * len(recs) + 1.4))
+    for i, r in enumerate(reversed(recs)):
+        lo, hi = r["ratio_ci"] or (r["ratio"], r["ratio"])
+        color = "tab:orange" if r["steal"] == "on" else "tab:blue"
+        ax.errorbar(r["ratio"], i, xerr=[[r["ratio"] - lo], [hi - r["ratio"]]], fmt="o",
+                    color=color, capsize=3)
+    ax.set_yticks(range(len(recs)))
+    ax.set_yticklabels([f"{r['workload']} {METRICS[r['metric']][0]}, steal {r['steal']}"
+                        + (" (higher better)" if r["better"] == "higher" else "")
+                        for r in reversed(recs)], fontsize=8)
+    ax.axvline(1.0, color="gray", linewidth=0.8)
+    ax.set_xlabel("Rust build / C build, median of per-round ratios, 95% interval")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--jsonl")
+    ap.add_argument("--markdown")
+    ap.add_argument("--png")
+    a = ap.parse_args()
+    runs = read(a.dir)
+    recs = records(runs)
+    if not recs:
+        sys.exit(f"workload-report: no round with both builds in {a.dir}")
+    text = markdown(recs, steal_effect(runs))
     print(text, end="")
     if a.markdown:
         Path(a.markdown).write_text(text)
@@ -93,6 +158,10 @@ def main():
         with open(a.jsonl, "w") as f:
             for r in recs:
                 f.write(json.dumps(r) + "\n")
+    if a.png:
+        rounds = max(r["rounds"] for r in recs)
+        chart(recs, a.png, f"Workloads in a C-helpers and a Rust-helpers UML kernel, {rounds} rounds\n"
+              f"{bench_report.machine_name()}")
 
 
 if __name__ == "__main__":

@@ -483,6 +483,66 @@ static __always_inline unsigned long asym_fits_batch(struct bench *b, bool rust)
 static __noinline unsigned long c_asym_fits(struct bench *b) { return asym_fits_batch(b, false); }
 static __noinline unsigned long rust_asym_fits(struct bench *b) { return asym_fits_batch(b, true); }
 
+/*
+ * ---- the per-call floor: empty functions called as the single-word
+ * exports are (floor.rs, floor.c), C's against Rust's ----
+ */
+
+void bench_c_empty_set(void *mask, int elem);
+bool bench_c_empty_test(const void *mask, int elem);
+bool bench_c_empty_fits(const void *task, bool smt_active, const void *cpu);
+void bench_rust_empty_set(void *mask, int elem);
+bool bench_rust_empty_test(const void *mask, int elem);
+bool bench_rust_empty_fits(const void *task, bool smt_active, const void *cpu);
+
+#define EMPTY_SETCLEAR(lang)						\
+static __noinline unsigned long lang##_empty_setclear(struct bench *b)	\
+{									\
+	int r, e;							\
+									\
+	for (r = 0; r < REPEAT; r++) {					\
+		for (e = 0; e < b->cpus; e++) {				\
+			bench_##lang##_empty_set(b->scratch, e);	\
+			bench_##lang##_empty_set(b->scratch, e);	\
+		}							\
+	}								\
+	return 0;							\
+}
+EMPTY_SETCLEAR(c)
+EMPTY_SETCLEAR(rust)
+
+#define EMPTY_TEST(lang)						\
+static __noinline unsigned long lang##_empty_test(struct bench *b)	\
+{									\
+	unsigned long hits = 0;						\
+	int r, e;							\
+									\
+	for (r = 0; r < REPEAT; r++)					\
+		for (e = 0; e < b->cpus; e++)				\
+			hits += bench_##lang##_empty_test(b->mask, e);	\
+	return hits;							\
+}
+EMPTY_TEST(c)
+EMPTY_TEST(rust)
+
+#define EMPTY_FITS(lang)						\
+static __noinline unsigned long lang##_empty_fits(struct bench *b)	\
+{									\
+	const struct asym_fit_task *task;				\
+	unsigned long sum = 0;						\
+	int r, cpu;							\
+									\
+	for (r = 0; r < REPEAT; r++) {					\
+		task = &asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)]; \
+		for (cpu = 0; cpu < b->cpus; cpu++)			\
+			sum += bench_##lang##_empty_fits(task, true,	\
+					&b->views[cpu]) * (cpu + 1);	\
+	}								\
+	return sum;							\
+}
+EMPTY_FITS(c)
+EMPTY_FITS(rust)
+
 /* ---- the operations ---- */
 
 struct op {
@@ -523,6 +583,12 @@ static const struct op ops[] = {
 	OP("asym_fit", "asym scan first", "one select_idle_capacity returning at the target",
 	   asym_first, ops_cpus_x_repeat),
 	OP("asym_fit", "asym fits cpu", "one asym_fits_cpu test", asym_fits, ops_cpus_x_repeat),
+	OP("floor", "empty call x2", "two calls of an empty function as set+clear calls its two",
+	   empty_setclear, ops_cpus_x_repeat),
+	OP("floor", "empty call", "one call of an empty function as test calls test_elem",
+	   empty_test, ops_cpus_x_repeat),
+	OP("floor", "empty call, fits", "one call of an empty function as fits cpu calls its export",
+	   empty_fits, ops_cpus_x_repeat),
 };
 
 /*
@@ -533,7 +599,7 @@ static const struct op ops[] = {
  */
 #define BATCHES(X) X(smask_setclear) X(smask_test) X(smask_walk) X(steal_walk) \
 	X(idle_miss) X(idle_hit) X(idle_miss_numadist) X(idle_hit_numadist) \
-	X(asym_full) X(asym_first) X(asym_fits)
+	X(asym_full) X(asym_first) X(asym_fits) X(empty_setclear) X(empty_test) X(empty_fits)
 
 static unsigned long call_direct(const struct op *op, bool rust, struct bench *b)
 {
