@@ -619,6 +619,11 @@ $(UM_WORK_BIN)/wakeup-latency: bench/wakeup-latency.c
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -pthread -o $@ $<
 
+# The workload tools' own checks (make test's workload-tools step).
+.PHONY: workload-check
+workload-check: $(UM_WORK_BIN)/wakeup-latency
+	scripts/workload-check.sh $<
+
 bench-workload-build: apply $(UM_WORK_BIN)/wakeup-latency
 	ARCH=um CONFIG_BASE=empty KOUT=$(UM_WORK_C_KOUT) scripts/config.sh configs/uml-workload.config
 	scripts/quiet-build.sh $(UM_WORK_C_KOUT)/build.log "UML workload kernel (C)" \

@@ -105,6 +105,10 @@ if run_step kcsan-filter "$logs/kcsan-filter.log" sh -c "python3 '$top/scripts/k
 	python3 '$top/scripts/kcsan-filter.py' --check '$top/scripts/kcsan-accepted.txt'"; then rc=0; else rc=1; fi
 count_tally kcsan-filter "$logs/kcsan-filter.log" $rc
 
+# The workload benchmark's tools: the wakeup-latency load and the report.
+if run_step workload-tools "$logs/workload-tools.log" make -C "$top" --no-print-directory workload-check; then rc=0; else rc=1; fi
+count_tally workload-tools "$logs/workload-tools.log" $rc
+
 # A short fuzzing round; make fuzz runs the long one.
 if run_step fuzz "$logs/fuzz.log" make -C "$top" --no-print-directory fuzz-short; then rc=0; else rc=1; fi
 count_tally fuzz "$logs/fuzz.log" $rc
