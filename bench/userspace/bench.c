@@ -181,7 +181,11 @@ static __noinline unsigned long rust_smask_walk(struct bench *b)
 
 /* ---- steal walk: every candidate refuses, from every CPU ---- */
 
-static int steal_refuse(void *arg, int src_cpu)
+/*
+ * Every candidate refuses. Under fair.c's name: the Rust search calls it
+ * directly, as it calls fair.c's in the kernel.
+ */
+int sched_steal_from(void *arg, int src_cpu)
 {
 	*(unsigned long *)arg += src_cpu;
 	return STEAL_REFUSED;
@@ -193,7 +197,7 @@ static __noinline unsigned long c_steal_walk(struct bench *b)
 	int dst, found = 0;
 
 	for (dst = 0; dst < b->cpus; dst++)
-		found += steal_search(b->mask, b->smt[dst], dst, steal_refuse, &sum);
+		found += steal_search(b->mask, b->smt[dst], dst, sched_steal_from, &sum);
 	return sum + found;
 }
 
@@ -203,7 +207,7 @@ static __noinline unsigned long rust_steal_walk(struct bench *b)
 	int dst, found = 0;
 
 	for (dst = 0; dst < b->cpus; dst++)
-		found += sched_rust_steal_search(b->mask, b->smt[dst], dst, steal_refuse, &sum);
+		found += sched_rust_steal_search(b->mask, b->smt[dst], dst, sched_steal_from, &sum);
 	return sum + found;
 }
 
@@ -376,8 +380,12 @@ static const struct asym_fit_task asym_fits_tasks[4] = {
 	{ .util = 900, .uclamp_max = SCHED_CAPACITY_SCALE, .uclamp_used = true },
 };
 
-/* fair.c's asym_idle_cpu_view() over the machine @arg (SMT2, siblings 2n, 2n+1). */
-static bool asym_view(void *arg, int cpu, unsigned int want, struct asym_cpu_view *view)
+/*
+ * fair.c's asym_idle_cpu_view() over the machine @arg (SMT2, siblings 2n,
+ * 2n+1), under fair.c's name: the Rust scan calls it directly, as it calls
+ * fair.c's in the kernel.
+ */
+bool asym_idle_cpu_view(void *arg, int cpu, unsigned int want, struct asym_cpu_view *view)
 {
 	const struct asym_machine *m = arg;
 	const struct bench *b = m->b;
@@ -409,7 +417,7 @@ static __always_inline unsigned long asym_scan_batch(struct bench *b, const bool
 		for (scan.target = 0; scan.target < b->cpus; scan.target++) {
 			if (rust)
 				cpu = sched_rust_select_idle_capacity(&asym_small_task, &scan,
-								      asym_view, &m, &clear);
+								      asym_idle_cpu_view, &m, &clear);
 			else {
 				m.cleared = false;
 				cpu = __select_idle_capacity(&asym_machine_ops, &m, b->asym_cpus,

@@ -130,6 +130,15 @@ typedef bool (*asym_cpu_view_fn)(void *arg, int cpu, unsigned int want,
 				 struct asym_cpu_view *view);
 
 /*
+ * The scheduler's view (fair.c), for the task @arg. The Rust scan calls it
+ * directly when it is the view it was given, as INDIRECT_CALL_1() does:
+ * with retpolines and kCFI an indirect call per CPU costs more than the
+ * scan's own work on that CPU.
+ */
+bool asym_idle_cpu_view(void *arg, int cpu, unsigned int want,
+			struct asym_cpu_view *view);
+
+/*
  * struct asym_fit_task - the task's side of the fit.
  * @util:        task_util_est()
  * @uclamp_min:  uclamp_eff_value(p, UCLAMP_MIN)
@@ -217,6 +226,14 @@ int sched_rust_sparsemask_next(const struct sparsemask *mask, int origin, int pr
 int sched_rust_steal_search(const struct sparsemask *overload,
 			    const unsigned long *smt_siblings, int dst_cpu,
 			    steal_from_fn steal_from, void *arg);
+
+/*
+ * The scheduler's steal_from() (fair.c). The Rust steal search calls it
+ * directly when it is the @steal_from it was given, as INDIRECT_CALL_1()
+ * does: with retpolines and kCFI, an indirect call per candidate costs
+ * more than the walk's own work on it.
+ */
+int sched_steal_from(void *arg, int src_cpu);
 
 /*
  * The contracts are those of idle.c's scx_idle_test_and_clear_cpu(),

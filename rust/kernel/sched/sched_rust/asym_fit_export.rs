@@ -7,7 +7,9 @@
 //!
 //! The per-CPU inputs stay in the run queues: the scan calls the C
 //! `view` callback once per CPU it reaches, which fills a
-//! `struct asym_cpu_view` (the `#[repr(C)]` [`CpuView`]) in place.
+//! `struct asym_cpu_view` (the `#[repr(C)]` [`CpuView`]) in place. The
+//! scheduler's own view, fair.c's `asym_idle_cpu_view()`, is called
+//! directly, not through the pointer.
 
 use super::asym_fit::{
     asym_fits_cpu,
@@ -191,6 +193,11 @@ pub unsafe extern "C" fn sched_rust_select_idle_capacity(
                 nr_idle_scan: scan.nr_idle_scan,
                 has_idle_core: scan.has_idle_core,
             };
+            // fair.c's own view is called directly, any other through the
+            // pointer, as `INDIRECT_CALL_1()` does: with retpolines and
+            // kCFI, an indirect call per CPU costs more than the scan's
+            // own work on that CPU.
+            let scheduler_view = view as usize == bindings::asym_idle_cpu_view as usize;
             let pick = select_idle_capacity(task, &core_scan, |cpu, want: c_uint, v| {
                 // `cpu < nbits`; a CPU id beyond `c_int` is not idle.
                 let Ok(cpu) = c_int::try_from(cpu) else {
@@ -198,9 +205,16 @@ pub unsafe extern "C" fn sched_rust_select_idle_capacity(
                 };
                 let v = core::ptr::from_mut(v).cast::<bindings::asym_cpu_view>();
                 // SAFETY: the caller allows `view(arg, cpu, want, v)` for
-                // any CPU below `nbits`; `v` points to a `CpuView`, which
-                // has the layout of `struct asym_cpu_view`.
-                unsafe { view(arg, cpu, want, v) }
+                // any CPU below `nbits`, and `view` is
+                // `asym_idle_cpu_view` in the first branch; `v` points to a
+                // `CpuView`, which has the layout of `struct asym_cpu_view`.
+                unsafe {
+                    if scheduler_view {
+                        bindings::asym_idle_cpu_view(arg, cpu, want, v)
+                    } else {
+                        view(arg, cpu, want, v)
+                    }
+                }
             });
             if let Some(found) = pick.cpu.and_then(|c| c_int::try_from(c).ok()) {
                 cpu = found;

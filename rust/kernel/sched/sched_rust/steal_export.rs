@@ -75,14 +75,26 @@ pub unsafe extern "C" fn sched_rust_steal_search(
         // stale view of a hint is harmless.
         CpuBitmap::new(unsafe { core::slice::from_raw_parts(smt_siblings.cast::<Word>(), words) })
     });
+    // fair.c's own `steal_from()` is called directly, any other through
+    // the pointer, as `INDIRECT_CALL_1()` does: with retpolines and kCFI,
+    // an indirect call per candidate costs more than the walk's own work.
+    let scheduler_steal = steal_from as usize == bindings::sched_steal_from as usize;
     let found = steal_search(&overload, siblings, dst, |cpu| {
         // `cpu < nelems <= i16::MAX`: it always fits a `c_int`.
         let Ok(cpu) = c_int::try_from(cpu) else {
             return Attempt::Refused;
         };
         // SAFETY: the caller allows `steal_from(arg, cpu)` for any CPU
-        // below `nelems`.
-        match unsafe { steal_from(arg, cpu) } {
+        // below `nelems`, and `steal_from` is `sched_steal_from` in the
+        // first branch.
+        let attempt = unsafe {
+            if scheduler_steal {
+                bindings::sched_steal_from(arg, cpu)
+            } else {
+                steal_from(arg, cpu)
+            }
+        };
+        match attempt {
             0 => Attempt::Refused,
             1.. => Attempt::Taken,
             _ => Attempt::Stop,
