@@ -256,7 +256,8 @@ def distro_summary(user):
     """Rows of op x topology: the Rust/C ratio in each distro column."""
     by = {}
     for r in user:
-        by.setdefault((r["helper"], r["op"], r["topology"]), {})[r["variant"]] = r
+        if r["helper"] != "floor":  # not an operation: floor_section()'s
+            by.setdefault((r["helper"], r["op"], r["topology"]), {})[r["variant"]] = r
     if not any("distro-inline" in v for v in by.values()):
         return []
     out = ["### Distro-like configuration: plain, distro, distro + inline", "",
@@ -312,8 +313,11 @@ def floor_section(user):
     by = {}
     for r in user:
         by.setdefault((r["variant"], r["op"]), []).append(r)
+    # Only where the Rust exports stay calls: with cross-language inlining
+    # (thinlto*, *-inline) they are not calls, and the floor is no floor.
     variants = [v for v in dict.fromkeys(r["variant"] for r in user)
-                if any((v, f) in by for f in FLOOR_OF.values())]
+                if v in ("nolto", "kcfi", "distro")
+                and any((v, f) in by for f in FLOOR_OF.values())]
     if not variants:
         return []
     med = lambda rs, k: median([r[k] for r in rs])  # noqa: E731
@@ -678,7 +682,8 @@ def cmd_render(args):
     with open(args.doc + ".new", "w") as f:
         f.write(doc)
     os.replace(args.doc + ".new", args.doc)
-    chart(uml + user, args.png, "sched-rust: Rust/C time ratio per operation", scale)
+    chart([r for r in uml + user if r["helper"] != "floor"], args.png,
+          "sched-rust: Rust/C time ratio per operation", scale)
     print(f"bench-report: wrote {args.doc} ({len(uml)} UML, {len(user)} userspace, "
           f"{len(scale)} scaling results) and {args.png}")
     return 0
