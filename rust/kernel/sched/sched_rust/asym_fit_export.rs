@@ -196,8 +196,16 @@ pub unsafe extern "C" fn sched_rust_select_idle_capacity(
             // fair.c's own view is called directly, any other through the
             // pointer, as `INDIRECT_CALL_1()` does: with retpolines and
             // kCFI, an indirect call per CPU costs more than the scan's
-            // own work on that CPU.
-            let scheduler_view = view as usize == bindings::asym_idle_cpu_view as usize;
+            // own work on that CPU. (The comparison cannot be wrong in a
+            // way that matters: `asym_idle_cpu_view` is one C symbol, and
+            // a false "no" would only take the pointer.)
+            let scheduler_view: unsafe extern "C" fn(
+                *mut c_void,
+                c_int,
+                c_uint,
+                *mut bindings::asym_cpu_view,
+            ) -> bool = bindings::asym_idle_cpu_view;
+            let scheduler_view = core::ptr::fn_addr_eq(view, scheduler_view);
             let pick = select_idle_capacity(task, &core_scan, |cpu, want: c_uint, v| {
                 // `cpu < nbits`; a CPU id beyond `c_int` is not idle.
                 let Ok(cpu) = c_int::try_from(cpu) else {

@@ -78,7 +78,11 @@ pub unsafe extern "C" fn sched_rust_steal_search(
     // fair.c's own `steal_from()` is called directly, any other through
     // the pointer, as `INDIRECT_CALL_1()` does: with retpolines and kCFI,
     // an indirect call per candidate costs more than the walk's own work.
-    let scheduler_steal = steal_from as usize == bindings::sched_steal_from as usize;
+    // (`sched_steal_from` is one C symbol; a false "no" would only take
+    // the pointer.)
+    let scheduler_steal: unsafe extern "C" fn(*mut c_void, c_int) -> c_int =
+        bindings::sched_steal_from;
+    let scheduler_steal = core::ptr::fn_addr_eq(steal_from, scheduler_steal);
     let found = steal_search(&overload, siblings, dst, |cpu| {
         // `cpu < nelems <= i16::MAX`: it always fits a `c_int`.
         let Ok(cpu) = c_int::try_from(cpu) else {
