@@ -25,9 +25,10 @@ if [ ! -s "$work" ]; then
 fi
 echo
 echo "=== C build vs Rust build on this machine's CPU: workloads in two UML kernels"
-echo "    (one implementation per kernel; Rust/C = median of the per-round ratios,"
-echo "     95% interval; $(awk -F'|' 'NR == 3 { gsub(/ /, "", $5); print $5 }' "$work") rounds of"
-echo "     alternating boots, ${UM_CPUS:-2} vCPUs; docs/benchmarks.md says what so few CPUs can show)"
+rounds=$(awk -F'|' 'NR == 3 { gsub(/ /, "", $5); print $5 }' "$work")
+echo "    (one implementation per kernel; $rounds rounds of alternating boots, ${UM_CPUS:-2} vCPUs;"
+echo "     Rust/C = median of the per-round ratios, 95% interval;"
+echo "     docs/benchmarks.md says what so few CPUs can show)"
 cat "$work"
 echo
 echo "=== C vs Rust per operation: the in-kernel benchmark in a UML kernel"

@@ -34,9 +34,9 @@ summary() {
 	local i
 	printf '\n=== where the time went\n'
 	for i in "${!names[@]}"; do
-		printf '  %-34s %s\n' "${names[$i]}" "$(fmt "${secs[$i]}")"
+		printf '  %-46s %s\n' "${names[$i]}" "$(fmt "${secs[$i]}")"
 	done
-	printf '  %-34s %s\n' "total" "$(fmt $((SECONDS - total)))"
+	printf '  %-46s %s\n' "total" "$(fmt $((SECONDS - total)))"
 }
 
 m() { make -C "$top" --no-print-directory "$@"; }
