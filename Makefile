@@ -144,7 +144,7 @@ help:
 	@echo "             DEBUG_ATOMIC_SLEEP: KUnit + hackbench C/Rust, any report fails"
 	@echo "             but KCSAN's of upstream's racy C in scripts/kcsan-accepted.txt;"
 	@echo "             debug-kernel-kasan / debug-kernel-kcsan run one)"
-	@echo "             userspace-test clippy rustfmt rustfmtcheck check-panics"
+	@echo "             userspace-test clippy rustfmt rustfmtcheck check-panics workload-check"
 	@echo "             lint = clippy-kernel (kernel clippy on our crate) + checkpatch"
 	@echo "             fuzz (FUZZ_SECONDS per target, 5 min by default), fuzz-short, loom"
 	@echo "series:      make series (the postable patches + cover letter in .cache/series/out,"
