@@ -714,7 +714,7 @@ test: deps
 	scripts/run-tests.sh
 
 clean:
-	rm -rf $(KOUT) $(ONE_IMPL_KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(INLINE_KOUT) $(MAXSMP_KOUT) $(ARM32_KOUT) $(UM_KOUT) $(DEBUG_KOUT) $(DEBUG_KCSAN_KOUT) $(CACHE)/vm $(SCX_OUT) $(SCX_SCHEDS_OUT) $(RESULTS)
+	rm -rf $(KOUT) $(ONE_IMPL_KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(INLINE_KOUT) $(MAXSMP_KOUT) $(ARM32_KOUT) $(UM_KOUT) $(DEBUG_KOUT) $(DEBUG_KCSAN_KOUT) $(UM_WORK_C_KOUT) $(UM_WORK_RUST_KOUT) $(UM_WORK_BIN) $(CACHE)/vm $(SCX_OUT) $(SCX_SCHEDS_OUT) $(RESULTS)
 	cd rust && cargo clean
 
 distclean:
