@@ -199,13 +199,10 @@ pub unsafe extern "C" fn sched_rust_select_idle_capacity(
             // own work on that CPU. (The comparison cannot be wrong in a
             // way that matters: `asym_idle_cpu_view` is one C symbol, and
             // a false "no" would only take the pointer.)
-            let scheduler_view: unsafe extern "C" fn(
-                *mut c_void,
-                c_int,
-                c_uint,
-                *mut bindings::asym_cpu_view,
-            ) -> bool = bindings::asym_idle_cpu_view;
-            let scheduler_view = core::ptr::fn_addr_eq(view, scheduler_view);
+            let scheduler_view = core::ptr::fn_addr_eq(
+                view,
+                bindings::asym_idle_cpu_view as unsafe extern "C" fn(_, _, _, _) -> _,
+            );
             let pick = select_idle_capacity(task, &core_scan, |cpu, want: c_uint, v| {
                 // `cpu < nbits`; a CPU id beyond `c_int` is not idle.
                 let Ok(cpu) = c_int::try_from(cpu) else {

@@ -80,9 +80,10 @@ pub unsafe extern "C" fn sched_rust_steal_search(
     // an indirect call per candidate costs more than the walk's own work.
     // (`sched_steal_from` is one C symbol; a false "no" would only take
     // the pointer.)
-    let scheduler_steal: unsafe extern "C" fn(*mut c_void, c_int) -> c_int =
-        bindings::sched_steal_from;
-    let scheduler_steal = core::ptr::fn_addr_eq(steal_from, scheduler_steal);
+    let scheduler_steal = core::ptr::fn_addr_eq(
+        steal_from,
+        bindings::sched_steal_from as unsafe extern "C" fn(_, _) -> _,
+    );
     let found = steal_search(&overload, siblings, dst, |cpu| {
         // `cpu < nelems <= i16::MAX`: it always fits a `c_int`.
         let Ok(cpu) = c_int::try_from(cpu) else {
