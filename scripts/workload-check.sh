@@ -33,15 +33,12 @@ check "wakeup-latency rejects a stray argument" fails "$wl" extra
 
 # Six rounds; the Rust build 10% slower at hackbench and 20% faster in
 # requests per second, in every round: the medians must say so.
-rounds() { # dir: the boot folders of six rounds
-	local r
-	for r in 1 2 3 4 5 6; do mkdir -p "$1/c-$r" "$1/rust-$r"; done
-}
 write() { # dir [a line added to the Rust build's third round]
 	local r impl t q
 	for r in 1 2 3 4 5 6; do
 		for impl in c rust; do
 			if [ $impl = c ]; then t=2.0 q=1000; else t=2.2 q=1200; fi
+			mkdir -p "$1/$impl-$r"
 			{
 				printf 'workload=hb steal=on rc=0 steals=5 time=%s\n' "$t"
 				printf 'workload=wk steal=on rc=0 steals=9 requests=1 seconds=1 rps=%s p50_us=10 p90_us=20 p99_us=30 max_us=40\n' "$q"
@@ -51,7 +48,7 @@ write() { # dir [a line added to the Rust build's third round]
 	done
 }
 report() { /usr/bin/python3 "$top/scripts/workload-report.py" "$@"; }
-rounds "$tmp/good"; write "$tmp/good"
+write "$tmp/good"
 known() {
 	report "$tmp/good" --jsonl "$tmp/good.jsonl" > /dev/null &&
 	/usr/bin/python3 - "$tmp/good.jsonl" <<'PY'
@@ -63,9 +60,9 @@ assert r[("hb", "time")]["rounds"] == 6 and r[("hb", "time")]["ratio_ci"] is not
 PY
 }
 check "workload-report.py: the known ratios of six rounds" known
-rounds "$tmp/failed"; write "$tmp/failed" 'workload=hb steal=off rc=1 steals=0 time=2.0'
+write "$tmp/failed" 'workload=hb steal=off rc=1 steals=0 time=2.0'
 check "workload-report.py fails on a failed run" fails report "$tmp/failed"
-rounds "$tmp/none"; write "$tmp/none" 'workload=hb steal=off rc=0 steals=0 result=none'
+write "$tmp/none" 'workload=hb steal=off rc=0 steals=0 result=none'
 check "workload-report.py fails on a run without a result" fails report "$tmp/none"
 
 echo "$passed passed, $failed failed"
