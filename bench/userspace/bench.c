@@ -503,53 +503,62 @@ void bench_rust_empty_set(void *mask, int elem);
 bool bench_rust_empty_test(const void *mask, int elem);
 bool bench_rust_empty_fits(const void *task, bool smt_active, const void *cpu);
 
-#define EMPTY_SETCLEAR(lang)						\
-static __noinline unsigned long lang##_empty_setclear(struct bench *b)	\
-{									\
-	int r, e;							\
-									\
-	for (r = 0; r < REPEAT; r++) {					\
-		for (e = 0; e < b->cpus; e++) {				\
-			bench_##lang##_empty_set(b->scratch, e);	\
-			bench_##lang##_empty_set(b->scratch, e);	\
-		}							\
-	}								\
-	return 0;							\
-}
-EMPTY_SETCLEAR(c)
-EMPTY_SETCLEAR(rust)
+static __always_inline unsigned long empty_setclear_batch(struct bench *b, bool rust)
+{
+	int r, e;
 
-#define EMPTY_TEST(lang)						\
-static __noinline unsigned long lang##_empty_test(struct bench *b)	\
-{									\
-	unsigned long hits = 0;						\
-	int r, e;							\
-									\
-	for (r = 0; r < REPEAT; r++)					\
-		for (e = 0; e < b->cpus; e++)				\
-			hits += bench_##lang##_empty_test(b->mask, e);	\
-	return hits;							\
+	for (r = 0; r < REPEAT; r++) {
+		for (e = 0; e < b->cpus; e++) {
+			if (rust) {
+				bench_rust_empty_set(b->scratch, e);
+				bench_rust_empty_set(b->scratch, e);
+			} else {
+				bench_c_empty_set(b->scratch, e);
+				bench_c_empty_set(b->scratch, e);
+			}
+		}
+	}
+	return 0;
 }
-EMPTY_TEST(c)
-EMPTY_TEST(rust)
 
-#define EMPTY_FITS(lang)						\
-static __noinline unsigned long lang##_empty_fits(struct bench *b)	\
-{									\
-	const struct asym_fit_task *task;				\
-	unsigned long sum = 0;						\
-	int r, cpu;							\
-									\
-	for (r = 0; r < REPEAT; r++) {					\
-		task = &asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)]; \
-		for (cpu = 0; cpu < b->cpus; cpu++)			\
-			sum += bench_##lang##_empty_fits(task, true,	\
-					&b->views[cpu]) * (cpu + 1);	\
-	}								\
-	return sum;							\
+static __always_inline unsigned long empty_test_batch(struct bench *b, bool rust)
+{
+	unsigned long hits = 0;
+	int r, e;
+
+	for (r = 0; r < REPEAT; r++)
+		for (e = 0; e < b->cpus; e++)
+			hits += rust ? bench_rust_empty_test(b->mask, e) :
+				       bench_c_empty_test(b->mask, e);
+	return hits;
 }
-EMPTY_FITS(c)
-EMPTY_FITS(rust)
+
+static __always_inline unsigned long empty_fits_batch(struct bench *b, bool rust)
+{
+	const struct asym_fit_task *task;
+	unsigned long sum = 0;
+	int r, cpu;
+	bool fits;
+
+	for (r = 0; r < REPEAT; r++) {
+		task = &asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)];
+		for (cpu = 0; cpu < b->cpus; cpu++) {
+			if (rust)
+				fits = bench_rust_empty_fits(task, true, &b->views[cpu]);
+			else
+				fits = bench_c_empty_fits(task, true, &b->views[cpu]);
+			sum += fits * (cpu + 1);
+		}
+	}
+	return sum;
+}
+
+static __noinline unsigned long c_empty_setclear(struct bench *b) { return empty_setclear_batch(b, false); }
+static __noinline unsigned long rust_empty_setclear(struct bench *b) { return empty_setclear_batch(b, true); }
+static __noinline unsigned long c_empty_test(struct bench *b) { return empty_test_batch(b, false); }
+static __noinline unsigned long rust_empty_test(struct bench *b) { return empty_test_batch(b, true); }
+static __noinline unsigned long c_empty_fits(struct bench *b) { return empty_fits_batch(b, false); }
+static __noinline unsigned long rust_empty_fits(struct bench *b) { return empty_fits_batch(b, true); }
 
 /* ---- the operations ---- */
 
