@@ -7,11 +7,10 @@
 #       rust/kernel/**, kernel-glue/**, kunit-tests/**, bench/kernel/**  ->  $KSRC/**
 #       Kconfig                                         ->  $KSRC/kernel/sched/Kconfig.rust
 #     (only changed files are rewritten, so make rebuilds only what changed;
-#     a new file that later patches change is installed as it stands before
-#     them, see scripts/new-file-at.py);
+#     no patch carries a diff of them: patches/new-files);
 #  3. apply the rest of patches/series, then of patches/series-local (the
 #     project's own patches, which make series does not post), unless
-#     APPLY_POSTED_ONLY=1 (make series checks the posted series with it).
+#     APPLY_POSTED_ONLY=1.
 #
 # Re-running is safe: patches already applied are skipped. A patch that
 # changed since it was applied is reverted (with every later one) and
@@ -29,8 +28,7 @@ die() { printf 'apply: error: %s\n' "$*" >&2; exit 1; }
 grep -q '^VERSION = 7$' "$KSRC/Makefile" && grep -q '^PATCHLEVEL = 2$' "$KSRC/Makefile" ||
 	die "$KSRC is not Linux 7.2"
 
-# A patch may have no diff at all: one whose content is only new files
-# (patches/new-files), installed in step 2 like every other new file.
+# A patch may have no diff: one that only brings new files (step 2).
 has_diff() { grep -q '^--- ' "$1"; }
 
 # 1. Patches. $state holds a copy of each patch as applied, in order.
@@ -48,42 +46,35 @@ while [ $keep -lt ${#applied[@]} ] && [ $keep -lt ${#series[@]} ] &&
 	keep=$((keep + 1))
 done
 
-# Revert the rest, newest first. Their diffs of new files are not taken
-# back: step 2 installs every new file whole, as it stands after the
-# patches kept.
+# Revert the rest, newest first.
 for ((i = ${#applied[@]} - 1; i >= keep; i--)); do
 	p=${applied[$i]}
 	log "reverting $p (changed or dropped since it was applied)"
-	"$top/scripts/new-file-at.py" --without-new-files "$state/$p" > "$state/revert.tmp" ||
-		die "cannot read $p"
-	! has_diff "$state/revert.tmp" ||
-		patch -d "$KSRC" -p1 -R -s -f --no-backup-if-mismatch < "$state/revert.tmp" ||
+	! has_diff "$state/$p" ||
+		patch -d "$KSRC" -p1 -R -s -f --no-backup-if-mismatch < "$state/$p" ||
 		die "cannot revert $p; restore the tree (make distclean) and retry"
-	rm -f "$state/revert.tmp"
 	rm -f "$state/$p"
 	printf '%s\n' "${applied[@]:0:$i}" | sed '/^$/d' > "$state/series"
 done
 
-# 2. New files, once the patches that changed have been taken back. A new
-# file that later patches change (scripts/new-file-at.py --grown) is
-# installed as it stands after the patches kept, so that the patches still
-# to apply bring it to the repository's version.
+# 2. The new files, whole. The two that hold an entry per option
+# (Kconfig.rust and the crate root) hold those of the patches applied:
+# without patches/series-local's options if APPLY_POSTED_ONLY=1.
 installed=0
-grown_list=$("$top/scripts/new-file-at.py" --grown) || die "scripts/new-file-at.py --grown failed"
-mapfile -t grown <<< "$grown_list"
+last=${series[${#series[@]} - 1]:0:4}
 install_file() { # source tree-path
-	local src=$1 rel=$2 g
-	for g in "${grown[@]}"; do
-		if [ "$g" = "$rel" ]; then
-			"$top/scripts/new-file-at.py" "$rel" "$keep" > "$state/grown.tmp" ||
-				die "cannot rebuild $rel as it stands after $keep patch(es)"
-			src=$state/grown.tmp
-		fi
-	done
-	if ! cmp -s "$src" "$KSRC/$rel"; then
-		install -D -m 0644 "$src" "$KSRC/$rel"
+	local src=$1
+	case $2 in
+	kernel/sched/Kconfig.rust | kernel/sched/sched_rust.rs)
+		"$top/scripts/new_file_at.py" "$2" "$last" > "$state/new-file.tmp" ||
+			die "scripts/new_file_at.py $2 $last failed"
+		src=$state/new-file.tmp ;;
+	esac
+	if ! cmp -s "$src" "$KSRC/$2"; then
+		install -D -m 0644 "$src" "$KSRC/$2"
 		installed=$((installed + 1))
 	fi
+	rm -f "$state/new-file.tmp"
 }
 install_tree() { # root subdir: $root/$subdir/x -> $KSRC/$subdir/x
 	local root=$1 sub=$2 f
@@ -96,21 +87,19 @@ install_tree "$top/kernel-glue" kernel
 install_tree "$top/kunit-tests" kernel
 install_tree "$top/bench" kernel
 install_file "$top/Kconfig" kernel/sched/Kconfig.rust
-rm -f "$state/grown.tmp"
 log "$installed new or changed file(s) installed"
 
 # 3. The patches not applied yet.
 for ((i = keep; i < ${#series[@]}; i++)); do
 	p=${series[$i]}
 	[ -f "$top/patches/$p" ] || die "patches/series lists $p, which does not exist"
-	if ! has_diff "$top/patches/$p"; then
-		:	# new files only
-	elif ! out=$(patch -d "$KSRC" -p1 -N -s -f --dry-run < "$top/patches/$p" 2>&1); then
-		printf '%s\n' "$out" >&2
-		die "$p does not apply to $KSRC"
-	fi
-	! has_diff "$top/patches/$p" ||
+	if has_diff "$top/patches/$p"; then
+		if ! out=$(patch -d "$KSRC" -p1 -N -s -f --dry-run < "$top/patches/$p" 2>&1); then
+			printf '%s\n' "$out" >&2
+			die "$p does not apply to $KSRC"
+		fi
 		patch -d "$KSRC" -p1 -N -s -f --no-backup-if-mismatch < "$top/patches/$p"
+	fi
 	cp "$top/patches/$p" "$state/$p"
 	printf '%s\n' "${series[@]:0:$((i + 1))}" > "$state/series"
 	log "applied $p"

@@ -18,7 +18,7 @@
 # Environment (the Makefile sets it): SERIES_DIR, SERIES_KMAKE (runs the
 # kernel's make with the project's toolchain, as for bisect), SERIES_BASE_KOUT
 # and SERIES_CMP_KOUT (the two build folders), SERIES_CMP_FRAGMENTS,
-# SERIES_CMP_OBJS, SERIES_BASE_PATCH (default 0018), SERIES_ACCEPTED (the
+# SERIES_CMP_OBJS, SERIES_BASE_PATCH (default 0008), SERIES_ACCEPTED (the
 # accepted differences of this compiler and architecture), TOOLCHAIN (clang
 # or gcc) and SERIES_ARCH (empty for x86_64), for scripts/config.sh.
 set -euo pipefail
@@ -27,7 +27,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 tree=${SERIES_DIR:?}/linux-7.2
 base_kout=${SERIES_BASE_KOUT:?}
 cmp_kout=${SERIES_CMP_KOUT:?}
-base_patch=${SERIES_BASE_PATCH:-0018}
+base_patch=${SERIES_BASE_PATCH:-0008}
 read -r -a frags <<< "${SERIES_CMP_FRAGMENTS:?}"
 read -r -a objs <<< "${SERIES_CMP_OBJS:?}"
 accepted=${SERIES_ACCEPTED:?}
@@ -40,10 +40,11 @@ g() { git -C "$tree" "$@"; }
 
 g rev-parse -q --verify refs/heads/series-am >/dev/null || die "no series-am branch (series.sh am makes it)"
 
-# The base: the commit of the steal series' last patch, found by its
-# position in patches/series (as series.sh bisect finds the first Rust patch:
-# numbers need not follow the order, and the preparatory patch 0015, which
-# comes after the steal series, must be part of what is compared).
+# The base: the commit of patch $base_patch, found by its position in
+# patches/series. By default that is 0008, the last change of C code that
+# the options do not guard (the cached node order of the idle walk); the
+# preparatory patches 0009 and 0010, which must leave the objects as they
+# are, come after it and are compared.
 n_base=$(grep -v '^#' "$top/patches/series" | sed '/^$/d' | grep -n "^$base_patch" | cut -d: -f1)
 [ -n "$n_base" ] || die "SERIES_BASE_PATCH=$base_patch: no such patch in patches/series"
 base=$(g rev-list --reverse linux-7.2..series-am | sed -n "${n_base}p")

@@ -35,7 +35,7 @@
 # to it or a later one; the earlier commits are reported as skipped),
 # SERIES_FIRST_RUST
 # (the number of the first patch allowed to bring Rust into kernel/sched,
-# default 0008), SERIES_KMAKE (the command that runs the kernel's make with
+# default 0011), SERIES_KMAKE (the command that runs the kernel's make with
 # the project's toolchain; the Makefile passes "make series-kmake").
 set -euo pipefail
 
@@ -122,8 +122,8 @@ new_file_source() {
 	die "patches/new-files: no source for $path in rust/ kernel-glue/ kunit-tests/ bench/"
 }
 
-# "<number> <path>" lines of patches/new-files.
-new_files() { grep -v -e '^#' -e '^[[:space:]]*$' "$top/patches/new-files"; }
+# "<number> <path>" lines of patches/new-files (not its "option" lines).
+new_files() { grep -v -e '^#' -e '^[[:space:]]*$' -e '^[0-9]* option ' "$top/patches/new-files"; }
 
 check_signoff() {
 	[ -z "${SERIES_SIGNOFF:-}" ] && return 0
@@ -151,6 +151,14 @@ make_series() {
 			die "patches/new-files assigns $path to patch $n, which is not in patches/series"
 		new_file_source "$path" >/dev/null
 	done < <(new_files)
+	"$top/scripts/new_file_at.py" --check || die "patches/new-files does not match the files"
+	# The file names are numbered in the order the patches apply.
+	local listed named
+	listed=$(cat "$top/patches/series" "$top/patches/series-local" | grep -v -e '^#' -e '^[[:space:]]*$')
+	named=$(cd "$top/patches" && ls -- *.patch)
+	[ "$listed" = "$named" ] ||
+		die "patches/*.patch are not named in the order of patches/series and series-local:
+$(diff <(echo "$listed") <(echo "$named") || true)"
 
 	local committer_name="sched-rust series" committer_email="series@sched-rust.invalid"
 	if [ -n "${SERIES_SIGNOFF:-}" ]; then
@@ -185,14 +193,18 @@ make_series() {
 		fi
 		local added=0
 		while read -r nn path; do
-			[ "$nn" = "$n" ] || continue
-			[ ! -e "$tree/$path" ] || die "$p: the new file $path already exists in the tree"
-			# As it stands after this patch: later patches may change it.
+			if [ "$nn" = "$n" ]; then
+				[ ! -e "$tree/$path" ] || die "$p: the new file $path already exists in the tree"
+				added=$((added + 1))
+			elif [ ! -e "$tree/$path" ]; then
+				continue	# brought by a later patch
+			fi
+			# As it stands after this patch: a file with one entry per
+			# option gains the entries of this patch's options.
 			mkdir -p "$(dirname "$tree/$path")"
-			"$top/scripts/new-file-at.py" "$path" "$i" > "$tree/$path" ||
-				die "$p: cannot rebuild the new file $path as this patch brings it"
+			"$top/scripts/new_file_at.py" "$path" "$n" > "$tree/$path" ||
+				die "$p: cannot write the new file $path as it stands after this patch"
 			g add -f -- "$path"
-			added=$((added + 1))
 		done < <(new_files)
 		if g diff --cached --quiet; then
 			die "$p: changes nothing (no diff and no new file)"
@@ -297,7 +309,7 @@ am_series() {
 
 # 4. Every commit builds on its own.
 bisect_series() {
-	local kout=${SERIES_KOUT:?} config=${SERIES_CONFIG:?} first_rust=${SERIES_FIRST_RUST:-0008}
+	local kout=${SERIES_KOUT:?} config=${SERIES_CONFIG:?} first_rust=${SERIES_FIRST_RUST:-0011}
 	[ -f "$config" ] || die "no configuration $config (make series-check builds it)"
 	g rev-parse -q --verify refs/heads/series-am >/dev/null || die "run make series-check first"
 	mapfile -t series < <(series_list)
@@ -306,8 +318,7 @@ bisect_series() {
 		die "series-am has ${#commits[@]} commits, patches/series ${#series[@]}: run make series-check again"
 	mkdir -p "$kout"
 	local passed=0 failed=0 i c p n t0 t1 why log_file from=${SERIES_BISECT_FROM:-} rust_at
-	# The commits before the first Rust patch, in series order (patch
-	# numbers need not follow it), must carry no Rust.
+	# The commits before the first Rust patch must carry no Rust.
 	rust_at=$(printf '%s\n' "${series[@]}" | grep -n "^$first_rust" | cut -d: -f1)
 	[ -n "$rust_at" ] || die "SERIES_FIRST_RUST=$first_rust: no such patch in patches/series"
 	if [ -n "$from" ] && ! printf '%s\n' "${series[@]}" | grep -q "^$from"; then

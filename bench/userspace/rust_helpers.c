@@ -3,7 +3,7 @@
  * The rust/helpers functions that the helpers' access layer
  * (kernel/sched/sched_rust/sync.rs) calls, as the kernel has them: the
  * bitops of x86 (sched_rust_shim.h) and the atomic_t/atomic64_t operations
- * that sync.rs uses, and those of rust/helpers/topology.c (patch 0011)
+ * that sync.rs uses, and those of rust/helpers/topology.c (patch 0014)
  * that the idle picker's production path calls. Built with the variant's
  * flags, LTO included, as CONFIG_RUST_INLINE_HELPERS lets the kernel's
  * inline into Rust.

@@ -81,7 +81,7 @@ pub mod bindings {
         pub fn clear_bit(nr: ffi::c_ulong, addr: *mut ffi::c_ulong);
         #[link_name = "rust_helper_test_and_clear_bit"]
         pub fn test_and_clear_bit(nr: ffi::c_ulong, addr: *mut ffi::c_ulong) -> bool;
-        // rust/helpers/topology.c (patch 0011), for the idle picker's
+        // rust/helpers/topology.c (patch 0014), for the idle picker's
         // production path, which reads the running system.
         #[link_name = "rust_helper_cpu_smt_mask"]
         pub fn cpu_smt_mask(cpu: ffi::c_int) -> *const cpumask;

@@ -429,8 +429,9 @@ pub mod machine {
         /// `'a` whose `topo` satisfies [`Masks::new`]'s contract,
         /// `smt_siblings` and `cpu_node` have `nr_cpus` entries (each
         /// sibling mask `nr_cpus` bits), and `cursor` is an `unsigned int`
-        /// that only pickers on this CPU use meanwhile. Only `smt_siblings`' and `cpu_node`'s entries may be
-        /// rewritten meanwhile, with `WRITE_ONCE()`.
+        /// that only pickers on this CPU use meanwhile. Only the entries of
+        /// `smt_siblings` and `cpu_node` may be rewritten meanwhile, with
+        /// `WRITE_ONCE()`.
         #[inline]
         unsafe fn new(m: *const bindings::scx_idle_machine) -> Option<Self> {
             // SAFETY: the caller's contract: NULL or a live machine.
