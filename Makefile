@@ -16,6 +16,9 @@ SHELL := /bin/bash
 
 TOP   := $(CURDIR)
 CACHE ?= $(TOP)/.cache
+# Runs a target's command and writes its time and tally into docs/results.md
+# (scripts/results.py): the README links that file and keeps no figures.
+RECORD = /usr/bin/python3 $(TOP)/scripts/results.py run $@ --
 # The Debian linux-source-7.2 version to fetch (falls back to the newest 7.2.y).
 KERNEL_DEB_VERSION ?= 7.2.12-1~bpo13+1
 # An existing, unmodified 7.2 tree may be given instead (see README).
@@ -78,7 +81,7 @@ STEAL_ROUNDS   ?= 7
 HACKBENCH_ARGS ?= -g 4 -l 20
 STEAL_GUEST = STEAL_ROUNDS=$(STEAL_ROUNDS) HACKBENCH_ARGS='$(HACKBENCH_ARGS)' \
 	sh $(TOP)/bench/steal-hackbench.sh $(CACHE)/vm; \
-	sh $(TOP)/bench/steal-checks.sh $(CACHE)/vm
+	sh $(TOP)/guest-tests/steal-checks.sh $(CACHE)/vm
 
 # sched_ext in its own boot (scripts/scx-vm.sh): upstream's selftests and
 # the BPF schedulers (tools/sched_ext's examples, scx_cosmos and scx_bpfland
@@ -114,46 +117,47 @@ export STEAL_GUEST SCX_OUT SCX_SCHEDS_OUT SCX_SCHED_SECONDS SCX_SELFTEST_C SCX_N
 	scx scx-selftests-build scx-scheds-build kunit-um
 
 help:
-	@echo "make run     build, boot the 2-node SMT VM, run the KUnit suites, print C vs Rust"
-	@echo "make test    all tests: userspace (cargo test, clippy, rustfmt, fuzz, loom), kernel build,"
-	@echo "             no-panic check, KUnit and a steal check (hackbench off/C/Rust) in the VM,"
-	@echo "             every sched_ext selftest with the Rust idle picker (with the C one those"
-	@echo "             that fail) and every BPF scheduler with each idle picker"
-	@echo "steps:       deps kernel-src apply config build vm-test steal-bench pure-c cfi"
-	@echo "             inline (Rust inlined into its C callers: build, no-call proof, KUnit)"
-	@echo "             maxsmp (MAXSMP/NR_CPUS=8192/CPUMASK_OFFSTACK kernel: KUnit, steal checks,"
-	@echo "             sched_ext selftests with each picker)"
-	@echo "             arm32 (32-bit ARMv7 kernel, every option ARM allows: build, no-panic check)"
-	@echo "             inline-configs (the inline option with KASAN+WERROR, GCOV, kCFI+FineIBT+rethunk: build, no-call proof)"
-	@echo "             distro-kernels (distro code generation, with and without the inline option:"
-	@echo "             build, no-call proof, calls/retpolines/kCFI/return thunks per operation)"
-	@echo "             distro-flags-check (the userspace replica's distro flags against that build)"
-	@echo "             one-impl (the VM kernel without SCHED_RUST_SWITCH: Rust called directly,"
-	@echo "             no C picker and no switch in the objects)"
-	@echo "             arm64-asym (arm64 guest, big and little SMT cores: fair.c's capacity fit with C and Rust, shadow check)"
-	@echo "             scx (sched_ext boot: every selftest and BPF scheduler, C and Rust picker)"
-	@echo "             scx-soak (the schedulers alone, SCX_SOAK_SECONDS each), scx-mutant (a"
-	@echo "             planted bug in the Rust claim must fail the sched_ext tally)"
-	@echo "             scx-selftests-build scx-scheds-build scx-crates-build"
-	@echo "             kunit-um (the KUnit suites by kunit.py on UML, as KUnit CI runs them)"
-	@echo "             kunit-x86 (the same with kunit.py --arch=x86_64 in QEMU, TCG)"
-	@echo "             bench-uml (the in-kernel C-vs-Rust benchmark in a UML kernel, host CPU)"
-	@echo "             bench-workload (hackbench, wakeup latency: a C-helpers and a Rust-helpers UML kernel, host CPU)"
-	@echo "             bench (bench-workload + bench-uml + bench-userspace -> docs/benchmarks.md)"
-	@echo "             debug-kernel (KASAN, then KCSAN kernel, both with lockdep, UBSAN,"
-	@echo "             DEBUG_ATOMIC_SLEEP: KUnit + hackbench C/Rust, any report fails"
-	@echo "             but KCSAN's of upstream's racy C in scripts/kcsan-accepted.txt;"
-	@echo "             debug-kernel-kasan / debug-kernel-kcsan run one)"
-	@echo "             userspace-test clippy rustfmt rustfmtcheck check-panics workload-check"
-	@echo "             lint = clippy-kernel (kernel clippy on our crate) + checkpatch"
-	@echo "             fuzz (FUZZ_SECONDS per target, 5 min by default), fuzz-short, loom"
-	@echo "series:      make series (the postable patches + cover letter in .cache/series/out,"
-	@echo "             SERIES_SIGNOFF='Name <addr>' signs them; docs/series.md), series-check"
-	@echo "             (git am + build all options off / on + series-objcmp: with every option"
-	@echo "             off, the scheduler's object code equals the base's, function by"
-	@echo "             function; series-objcmp-all: clang x86_64, gcc x86_64, clang arm64),"
-	@echo "             series-bisect (every commit builds; not in make test),"
-	@echo "             series-checkpatch"
+	@echo "The two commands (README.md):"
+	@echo "  run                  build, boot the 2-node SMT VM, KUnit, hackbench; the UML workload"
+	@echo "                       kernels (C build vs Rust build) and microbenchmark: C vs Rust tables"
+	@echo "  test                 every test below that CI runs; ends with N passed, N failed"
+	@echo "Steps:                 deps kernel-src apply config build check-panics"
+	@echo "Tests:"
+	@echo "  vm-test              the KUnit suites in the VM (kunit: the same)"
+	@echo "  steal-bench          KUnit, then hackbench with stealing off / C / Rust in one boot"
+	@echo "  kunit-um kunit-x86   the KUnit suites by kunit.py on UML / on x86_64 QEMU"
+	@echo "  scx                  sched_ext boot: every selftest and BPF scheduler, C and Rust picker"
+	@echo "  scx-soak scx-mutant  the schedulers for SCX_SOAK_SECONDS each; a planted bug must fail"
+	@echo "  scx-selftests-build scx-scheds-build scx-crates-build"
+	@echo "  userspace-test       cargo test (property tests against models)"
+	@echo "  fuzz fuzz-short loom libFuzzer targets (FUZZ_SECONDS each), 20 s each, loom"
+	@echo "  lint                 clippy-kernel (kernel clippy on our crate) + checkpatch"
+	@echo "  clippy rustfmt rustfmtcheck workload-check"
+	@echo "Kernel variants, each in its own build folder:"
+	@echo "  maxsmp               MAXSMP/NR_CPUS=8192/CPUMASK_OFFSTACK: KUnit, steal checks, selftests"
+	@echo "  arm32                32-bit ARMv7, every option ARM allows: build, no-panic check"
+	@echo "  arm64-asym           arm64 guest, big and little SMT cores: the capacity fit, shadow check"
+	@echo "  debug-kernel         KASAN, then KCSAN, with lockdep and UBSAN: KUnit, hackbench"
+	@echo "                       (debug-kernel-kasan, debug-kernel-kcsan: one of them)"
+	@echo "  one-impl pure-c cfi  without the run-time switch; without Rust; with kCFI"
+	@echo "  inline               Rust inlined into its C callers: build, no-call proof, KUnit"
+	@echo "  inline-configs       the inline option with KASAN+WERROR, GCOV, kCFI+FineIBT+rethunk"
+	@echo "  distro-kernels       distro code generation, without and with inlining: costs per call"
+	@echo "  distro-flags-check   the userspace replica's distro flags against that build"
+	@echo "Benchmarks:"
+	@echo "  bench                bench-workload + bench-uml + bench-userspace -> docs/benchmarks.md"
+	@echo "  bench-workload       hackbench, wakeup latency: a C-helpers and a Rust-helpers UML kernel"
+	@echo "  bench-uml            the in-kernel C-vs-Rust microbenchmark in a UML kernel"
+	@echo "  bench-userspace      the microbenchmark's userspace replica, every variant"
+	@echo "  steal-tries          run-queue locks per steal walk, 16-CPU guest"
+	@echo "The series (docs/series.md):"
+	@echo "  series               the postable patches + cover letter in .cache/series/out"
+	@echo "                       (SERIES_SIGNOFF='Name <addr>' signs them)"
+	@echo "  series-check         git am, build all options off / on, object code with options off"
+	@echo "                       == the base's (series-objcmp; series-objcmp-all: 3 toolchains)"
+	@echo "  series-bisect        every commit builds (SERIES_BISECT_FROM=NNNN resumes)"
+	@echo "  series-checkpatch    checkpatch on the posted files"
+	@echo "Cleaning:              clean (every build folder and result), distclean (all of .cache)"
 
 deps:
 	scripts/deps.sh
@@ -179,12 +183,12 @@ check-panics:
 	scripts/check-panics.sh
 
 vm-test: build
-	scripts/vm-kunit.sh
+	$(RECORD) scripts/vm-kunit.sh
 
 # One boot: the KUnit suites, then hackbench in the three steal modes.
 steal-bench: build
 	VM_EXTRA="$(STEAL_GUEST)" scripts/vm-kunit.sh
-	scripts/steal-report.py $(CACHE)/vm
+	scripts/steal_report.py $(CACHE)/vm
 
 kunit: vm-test
 
@@ -195,7 +199,7 @@ kunit: vm-test
 steal-tries: build
 	VM_CPUS=16,sockets=1,cores=8,threads=2 VM_NUMA= VM_MIN_NODES=1 KUNIT_SUITES= VM_TIMEOUT=3600 \
 		VM_EXTRA="sh $(TOP)/bench/steal-tries.sh $(CACHE)/vm" scripts/vm-kunit.sh
-	scripts/steal-tries-report.py $(CACHE)/vm
+	scripts/steal_tries_report.py $(CACHE)/vm
 
 userspace-test:
 	cd rust && cargo test --quiet
@@ -324,7 +328,7 @@ series-bisect: series
 	cp $(SERIES_BISECT_KOUT)/.config $(SERIES_DIR)/bisect.config
 	SERIES_KOUT=$(SERIES_BISECT_KOUT) SERIES_CONFIG=$(SERIES_DIR)/bisect.config \
 		SERIES_KMAKE="$(LOCK) $(MAKE) --no-print-directory -C $(TOP) series-kmake" \
-		scripts/series.sh bisect
+		$(RECORD) scripts/series.sh bisect
 
 series-checkpatch: series
 	scripts/checkpatch.py --series
@@ -367,7 +371,7 @@ build_variant = $(MAKE) --no-print-directory build KOUT=$(1) \
 # $(call boot_both_walks,KOUT): one boot of that kernel, the KUnit suites and
 # the steal checks with the C and the Rust walk, then their report.
 boot_both_walks = KOUT=$(1) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scripts/vm-kunit.sh && \
-	scripts/steal-report.py $(CACHE)/vm
+	scripts/steal_report.py $(CACHE)/vm
 
 # The same VM kernel with every sched-rust option off, in its own build
 # folder: it must build, boot, and steal with the C walk alone.
@@ -378,7 +382,7 @@ pure-c: apply
 	! grep -q sched_rust $(PURE_C_KOUT)/System.map
 	KOUT=$(PURE_C_KOUT) KUNIT_SUITES=sched_rust_sparsemask VM_EXTRA="STEAL_MODES='off c' $(STEAL_GUEST)" \
 		scripts/vm-kunit.sh
-	scripts/steal-report.py $(CACHE)/vm
+	scripts/steal_report.py $(CACHE)/vm
 
 # The VM kernel with kCFI, in its own build folder: the Rust walk's calls
 # back into C (steal_from(), the KUnit recorder) must pass the type checks.
@@ -392,14 +396,14 @@ cfi: apply
 # patches/0017), in its own build folder: the proof from the objects'
 # disassembly that overload_set(), overload_clear(), try_steal(), the asym
 # fit and the idle picks call no sched_rust_* function and hold the Rust
-# code (scripts/inline-proof.py), then the KUnit suites (which call the
+# code (scripts/inline_proof.py), then the KUnit suites (which call the
 # exports), the benchmark and the Rust steal path (the inlined copies) in
 # the VM.
 INLINE_KOUT ?= $(CACHE)/build-inline
 inline: STEAL_ROUNDS = 2
 inline: apply
 	$(call build_variant,$(INLINE_KOUT),configs/inline.config)
-	scripts/inline-proof.py $(INLINE_KOUT)
+	scripts/inline_proof.py $(INLINE_KOUT)
 	$(call boot_both_walks,$(INLINE_KOUT))
 
 # The inline option in the configurations that change how C is compiled,
@@ -414,7 +418,7 @@ inline-configs: apply
 		echo "=== inline-configs: SCHED_RUST_INLINE with configs/inline-$$v.config"; \
 		start=$$(date +%s); \
 		$(call build_variant,$(CACHE)/build-inline-$$v,configs/inline.config configs/inline-$$v.config) && \
-		scripts/inline-proof.py $(CACHE)/build-inline-$$v || exit 1; \
+		scripts/inline_proof.py $(CACHE)/build-inline-$$v || exit 1; \
 		echo "=== inline-configs: $$v built in $$(( $$(date +%s) - start )) s"; \
 	done
 
@@ -423,7 +427,7 @@ inline-configs: apply
 # retpolines, kCFI with FineIBT. Built without and with SCHED_RUST_INLINE,
 # each in its own folder, without the shadow check; then the inline proof
 # and, from the objects, what each operation costs in calls, return thunks,
-# retpolines and kCFI checks (scripts/hotpath-costs.py). Build only.
+# retpolines and kCFI checks (scripts/hotpath_costs.py). Build only.
 DISTRO_KOUT        ?= $(CACHE)/build-distro
 DISTRO_INLINE_KOUT ?= $(CACHE)/build-distro-inline
 DISTRO_FRAGMENTS   = $(filter-out configs/shadow.config,$(CONFIG_FRAGMENTS)) \
@@ -433,8 +437,8 @@ distro-kernels: apply
 	$(MAKE) --no-print-directory build KOUT=$(DISTRO_KOUT) CONFIG_FRAGMENTS="$(DISTRO_FRAGMENTS)"
 	$(MAKE) --no-print-directory build KOUT=$(DISTRO_INLINE_KOUT) \
 		CONFIG_FRAGMENTS="$(DISTRO_FRAGMENTS) configs/inline.config"
-	scripts/inline-proof.py $(DISTRO_INLINE_KOUT)
-	scripts/hotpath-costs.py --out docs/hotpath-costs.md $(DISTRO_KOUT) $(DISTRO_INLINE_KOUT)
+	scripts/inline_proof.py $(DISTRO_INLINE_KOUT)
+	scripts/hotpath_costs.py --out docs/hotpath-costs.md $(DISTRO_KOUT) $(DISTRO_INLINE_KOUT)
 
 # One implementation per build (scripts/one-impl-check.sh): the VM kernel
 # without SCHED_RUST_SWITCH, as a production configuration builds it, in its
@@ -450,7 +454,7 @@ one-impl: apply
 # The userspace replica's distro flags against those the kernel build of
 # configs/distro.config gives fair.c and the Rust crate (its .cmd files).
 distro-flags-check:
-	scripts/distro-flags-check.py $(DISTRO_KOUT) bench/userspace/Makefile
+	scripts/distro_flags_check.py $(DISTRO_KOUT) bench/userspace/Makefile
 
 # The CPU configuration of x86 distributions (configs/maxsmp.config: MAXSMP,
 # NR_CPUS=8192, CPUMASK_OFFSTACK), in its own build folder, every sched-rust
@@ -466,13 +470,13 @@ maxsmp: STEAL_ROUNDS = 2
 maxsmp: apply
 	$(call build_variant,$(MAXSMP_KOUT),configs/maxsmp.config)
 	$(call boot_both_walks,$(MAXSMP_KOUT))
-	scripts/shadow-report.py $(CACHE)/vm/shadow.txt steal_search
+	scripts/shadow_report.py $(CACHE)/vm/shadow.txt steal_search
 	KOUT=$(MAXSMP_KOUT) SCX_OUT=$(MAXSMP_SCX_OUT) scripts/scx-selftests-build.sh
 	rm -f $(CACHE)/scx-maxsmp-results/shadow.txt
 	KOUT=$(MAXSMP_KOUT) SCX_OUT=$(MAXSMP_SCX_OUT) SCX_SCHEDULERS=0 \
 		SCX_RESULTS=$(CACHE)/scx-maxsmp-results RESULTS= scripts/scx-vm.sh; \
 		rc=$$?; \
-		scripts/shadow-report.py $(CACHE)/scx-maxsmp-results/shadow.txt idle_claim idle_pick && \
+		scripts/shadow_report.py $(CACHE)/scx-maxsmp-results/shadow.txt idle_claim idle_pick && \
 		exit $$rc
 
 # A 32-bit ARM kernel (configs/arm32.config: ARMv7, multi_v7's platform
@@ -500,7 +504,7 @@ arm32-kmake:
 ARM64_KOUT ?= $(CACHE)/build-arm64-asym
 .PHONY: arm64-asym arm64-asym-build
 arm64-asym: arm64-asym-build
-	KOUT=$(ARM64_KOUT) scripts/arm64-asym.sh
+	$(RECORD) env KOUT=$(ARM64_KOUT) scripts/arm64-asym.sh
 arm64-asym-build: apply
 	$(LOCK) env ARCH=arm64 KOUT=$(ARM64_KOUT) \
 		scripts/config.sh configs/arm64-asym.config configs/sched-rust.config configs/shadow.config
@@ -522,11 +526,11 @@ DEBUG_KERNEL = CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS)" scripts/debug-kernel.sh
 .PHONY: debug-kernel debug-kernel-kasan debug-kernel-kcsan
 debug-kernel debug-kernel-kasan debug-kernel-kcsan: STEAL_ROUNDS = 2
 debug-kernel: apply
-	$(DEBUG_KERNEL) kasan kcsan
+	$(RECORD) env $(DEBUG_KERNEL) kasan kcsan
 debug-kernel-kasan: apply
-	$(DEBUG_KERNEL) kasan
+	$(RECORD) env $(DEBUG_KERNEL) kasan
 debug-kernel-kcsan: apply
-	$(DEBUG_KERNEL) kcsan
+	$(RECORD) env $(DEBUG_KERNEL) kcsan
 
 # The KUnit suites the way KUnit CI runs them: the tree's kunit.py with the
 # project's kunitconfig, on UML (a host process: no VM, no KVM), with 2 CPUs
@@ -543,7 +547,7 @@ kunit-um: apply
 		--kunitconfig=$(TOP)/kunit-tests/sched_rust.kunitconfig --jobs=$(JOBS) \
 		$(KUNIT_PY_TOOLCHAIN) --kernel_args ncpus=$(UM_CPUS) --kernel_args seccomp=on \
 		--json=$(UM_KOUT)/kunit.json
-	scripts/kunit-summary.py $(UM_KOUT)/kunit.json
+	scripts/kunit_summary.py $(UM_KOUT)/kunit.json
 
 # The same kunitconfig with kunit.py on x86_64 under QEMU (kunit.py's own
 # x86_64 configuration: serial console, qboot), KUNIT_X86_CPUS CPUs. kunit.py
@@ -564,7 +568,7 @@ kunit-x86: apply
 	$(if $(filter 1,$(KUNIT_X86_TCG)),unshare --mount sh -c \
 		'if [ -e /dev/kvm ]; then mount --bind /dev/null /dev/kvm || exit 1; fi; exec "$$@"' sh) \
 		$(KUNIT_X86_RUN)
-	scripts/kunit-summary.py $(KUNIT_X86_KOUT)/kunit.json
+	scripts/kunit_summary.py $(KUNIT_X86_KOUT)/kunit.json
 
 # The in-kernel benchmark on the host's CPU: a UML kernel built for speed
 # (configs/uml-bench.config) in its own folder, booted UM_BENCH_BOOTS times
@@ -600,7 +604,7 @@ bench-uml: bench-uml-build
 	$(foreach v,$(UM_BENCH_VARIANTS),\
 	UM_BENCH_VARIANT=$(v) UM_BENCH_KOUT=$(call um_bench_kout,$(v)) scripts/uml-bench.sh && ) true
 	cat $(foreach v,$(UM_BENCH_VARIANTS),$(BENCH_OUT)/uml-$(v).jsonl) > $(BENCH_OUT)/uml.jsonl
-	$(if $(filter 1,$(BENCH_UML_TABLE)),/usr/bin/python3 scripts/bench-report.py table $(BENCH_OUT)/uml.jsonl)
+	$(if $(filter 1,$(BENCH_UML_TABLE)),/usr/bin/python3 scripts/bench_report.py table $(BENCH_OUT)/uml.jsonl)
 
 # Workloads on the host's CPU (scripts/uml-workload.sh): hackbench and
 # bench/wakeup-latency.c in two UML kernels from the same tree, C helpers
@@ -634,16 +638,16 @@ bench-workload-build: apply $(UM_WORK_BIN)/wakeup-latency
 		$(KMAKE) O=$(UM_WORK_RUST_KOUT) ARCH=um linux
 
 bench-workload: bench-workload-build
-	scripts/uml-workload.sh
+	$(RECORD) scripts/uml-workload.sh
 
 # make bench: the workloads (C build vs Rust build), the UML kernel's figures
 # and the userspace replica's, rendered into docs/benchmarks.md (between its
 # bench-report markers) and the charts docs/benchmarks-workload.png and
-# docs/benchmarks.png (scripts/bench-report.py). Not part of make test.
+# docs/benchmarks.png (scripts/bench_report.py). Not part of make test.
 bench: UM_BENCH_VARIANTS = base $(if $(wildcard configs/inline.config),inline)
 bench: bench-workload bench-uml bench-userspace
 	cp $(BENCH_OUT)/workload.png docs/benchmarks-workload.png
-	/usr/bin/python3 scripts/bench-report.py render --doc docs/benchmarks.md \
+	/usr/bin/python3 scripts/bench_report.py render --doc docs/benchmarks.md \
 		--png docs/benchmarks.png --uml $(BENCH_OUT)/uml.jsonl \
 		--userspace $(BENCH_USERSPACE_OUT).jsonl \
 		--workload $(BENCH_OUT)/workload.md --workload-png docs/benchmarks-workload.png
@@ -661,7 +665,7 @@ BENCH_USERSPACE_ROUNDS ?= 301
 BENCH_USERSPACE_OUT    ?= $(CACHE)/bench/userspace
 .PHONY: bench-userspace
 bench-userspace: deps
-	$(MAKE) -C bench/userspace RUSTC=$(RUSTC) BINDGEN=$(BINDGEN) \
+	$(RECORD) $(MAKE) -C bench/userspace RUSTC=$(RUSTC) BINDGEN=$(BINDGEN) \
 		ROUNDS=$(BENCH_USERSPACE_ROUNDS) OUT=$(BENCH_USERSPACE_OUT) \
 		RESULTS=$(BENCH_USERSPACE_OUT).jsonl
 
@@ -680,7 +684,7 @@ scx-crates-build: deps
 # The sched_ext boot of make test on its own: every selftest and every
 # scheduler with the C and with the Rust idle picker, the table and tally.
 scx: scx-selftests-build scx-scheds-build
-	scripts/scx-vm.sh
+	$(RECORD) scripts/scx-vm.sh
 
 # The schedulers alone, each SCX_SOAK_SECONDS under load with each picker.
 SCX_SOAK_SECONDS ?= 300
@@ -702,7 +706,7 @@ RUN_WORK_ROUNDS ?= 6
 RUN_WORK_LOADS  ?= proc-g4:hackbench+-g+4+-l+100,wake-m2t4:wakeup-latency+-m+2+-t+4+-r+5
 export RUN_WORK_ROUNDS RUN_WORK_LOADS
 run: deps
-	scripts/run.sh
+	$(RECORD) scripts/run.sh
 
 # The function check of the steal path needs fewer rounds than a benchmark.
 test: STEAL_ROUNDS = 3
@@ -711,10 +715,12 @@ test: SCX_SELFTEST_C = failed
 test: SCX_SKIP_SCHEDS = scx_userland
 test: SCX_SKIP_REASON = not in make test: under TCG a run takes minutes (make scx runs it)
 test: deps
-	scripts/run-tests.sh
+	$(RECORD) scripts/run-tests.sh
 
+# Every kernel build folder is $(CACHE)/build or $(CACHE)/build-<variant>.
 clean:
-	rm -rf $(KOUT) $(ONE_IMPL_KOUT) $(PURE_C_KOUT) $(CFI_KOUT) $(INLINE_KOUT) $(MAXSMP_KOUT) $(ARM32_KOUT) $(UM_KOUT) $(DEBUG_KOUT) $(DEBUG_KCSAN_KOUT) $(UM_WORK_C_KOUT) $(UM_WORK_RUST_KOUT) $(UM_WORK_BIN) $(CACHE)/vm $(SCX_OUT) $(SCX_SCHEDS_OUT) $(RESULTS)
+	rm -rf $(CACHE)/build $(CACHE)/build-* $(UM_WORK_BIN) $(CACHE)/vm $(SCX_OUT) \
+		$(SCX_SCHEDS_OUT) $(RESULTS)
 	cd rust && cargo clean
 
 distclean:

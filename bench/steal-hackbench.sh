@@ -15,7 +15,7 @@
 # (tasks stolen, source run-queue locks taken, candidate walks) summed over
 # all CPUs, read from
 # /sys/kernel/debug/sched/steal.
-# scripts/steal-report.py turns the lines into a table and checks them.
+# scripts/steal_report.py turns the lines into a table and checks them.
 #
 # Environment: STEAL_ROUNDS (runs per mode), HACKBENCH_ARGS, STEAL_MODES
 # (default "off c rust"; "off c" on a kernel without the Rust helpers).
@@ -30,7 +30,7 @@ runs=$out/steal-runs.txt
 die() { echo "steal-hackbench: $*" >&2; echo "error=$*" > "$runs"; exit 1; }
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-. "$(dirname "$0")/steal-lib.sh"
+. "$(dirname "$0")/../guest-tests/steal-lib.sh"
 [ -w "$features" ] || die "no $features (CONFIG_SCHED_DEBUG/DEBUG_FS?)"
 command -v hackbench > /dev/null || die "hackbench not found (Debian rt-tests)"
 [ -r /sys/kernel/debug/sched/steal ] ||

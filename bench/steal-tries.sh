@@ -21,7 +21,7 @@ dbg=/sys/kernel/debug/sched
 res=$out/steal-tries.txt
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-. "$(dirname "$0")/steal-lib.sh"
+. "$(dirname "$0")/../guest-tests/steal-lib.sh"
 [ -w $dbg/steal_max_tries ] || { echo "error=no $dbg/steal_max_tries" > "$res"; exit 1; }
 [ -w /proc/sys/kernel/sched_schedstats ] && echo 1 > /proc/sys/kernel/sched_schedstats
 

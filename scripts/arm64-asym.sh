@@ -7,12 +7,12 @@
 #   - 12 CPUs as 6 cores x 2 threads (QEMU's -smp, which writes the device
 #     tree's cpu-map); cores 0-1 (cpu0-3) are big, capacity-dmips-mhz 1024,
 #     cores 2-5 (cpu4-11) little, 512. QEMU's own device tree is dumped and
-#     the capacities are added to its CPU nodes (scripts/arm64-asym-dt.py);
+#     the capacities are added to its CPU nodes (scripts/arm64_asym_dt.py);
 #   - the KUnit suites, run at boot;
-#   - the guest's init (bench/asym-guest.c, built with the tree's nolibc):
+#   - the guest's init (guest-tests/asym-guest.c, built with the tree's nolibc):
 #     the topology as the scheduler sees it, then the workloads with the C
 #     and with the Rust fit, and the shadow check's counters;
-#   - scripts/asym-report.py: the calls of each call site per
+#   - scripts/asym_report.py: the calls of each call site per
 #     implementation, the placement checks and the shadow differences.
 #
 # Prints "N passed, N failed"; fails on any failure, a missing suite, a
@@ -41,7 +41,7 @@ make -s -C "$KSRC" O="$KOUT" ARCH=arm64 LLVM=-"$LLVM_VERSION" headers > /dev/nul
 clang-"$LLVM_VERSION" --target=aarch64-linux-gnu -O2 -Wall -Werror -Wno-unused-result \
 	-static -nostdlib -nostdinc -ffreestanding -fno-stack-protector \
 	-fuse-ld=lld -I "$KSRC/tools/include/nolibc" -I "$KOUT/usr/include" \
-	-include nolibc.h -o "$out/init" "$top/bench/asym-guest.c"
+	-include nolibc.h -o "$out/init" "$top/guest-tests/asym-guest.c"
 cat > "$out/initramfs.list" <<EOF
 dir /dev 0755 0 0
 nod /dev/console 0600 0 0 c 5 1
@@ -55,7 +55,7 @@ machine=(-M virt,gic-version=3 -cpu cortex-a72 -m 1G
 	 -smp 12,sockets=1,clusters=1,cores=6,threads=2)
 qemu-system-aarch64 "${machine[@]}" -M virt,dumpdtb="$out/virt.dtb" -nographic > /dev/null 2>&1
 dtc -q -I dtb -O dts -o "$out/virt.dts" "$out/virt.dtb"
-"$top/scripts/arm64-asym-dt.py" "$out/virt.dts" "$out/asym.dts"
+"$top/scripts/arm64_asym_dt.py" "$out/virt.dts" "$out/asym.dts"
 dtc -q -I dts -O dtb -o "$out/asym.dtb" "$out/asym.dts"
 
 log "booting 12 CPUs (2 big + 4 little cores, 2 threads each) under TCG"
@@ -83,4 +83,4 @@ grep -q "sched-rust: asym guest done" "$out/console.txt" || {
 
 python3 "$KSRC/tools/testing/kunit/kunit.py" parse --json="$out/kunit.json" \
 	< "$out/console.txt" > "$out/kunit.txt" 2>&1 || true
-KUNIT_SUITES="$KUNIT_SUITES" "$top/scripts/asym-report.py" "$out"
+KUNIT_SUITES="$KUNIT_SUITES" "$top/scripts/asym_report.py" "$out"

@@ -102,7 +102,7 @@ for variant in "$@"; do
 		env KOUT="$kout" VM_MEMORY="$DEBUG_VM_MEMORY" VM_NUMA="$DEBUG_VM_NUMA" \
 		VM_TIMEOUT="$DEBUG_VM_TIMEOUT" VM_LOG_STRICT=1 VM_APPEND="${append# }" \
 		VM_EXTRA="STEAL_MODES='c rust' $STEAL_GUEST" "$top/scripts/vm-kunit.sh"
-	step "$variant: steal report" "$top/scripts/steal-report.py" "$CACHE/vm"
+	step "$variant: steal report" "$top/scripts/steal_report.py" "$CACHE/vm"
 	# Keep this boot's logs: the next boot empties $CACHE/vm.
 	rm -rf "$kout/vm-logs" && cp -r "$CACHE/vm" "$kout/vm-logs"
 done

@@ -34,7 +34,7 @@ echo
 echo "=== C vs Rust per operation: the in-kernel benchmark in a UML kernel"
 echo "    (ns per operation; Rust/C = median of the per-round time ratios, 95% interval;"
 echo "     below 1.000 Rust is faster; docs/benchmarks.md says what UML cannot show)"
-/usr/bin/python3 "$here/bench-report.py" table --png "$BENCH_OUT/comparison.png" "$uml"
+/usr/bin/python3 "$here/bench_report.py" table --png "$BENCH_OUT/comparison.png" "$uml"
 # The rows the UML kernel left out, and why (the sched_ext idle pick needs
 # NUMA, which UML does not have; the TCG guest below runs it).
 for f in "$BENCH_OUT"/uml-*/boot-1/bench-1.txt; do
@@ -42,4 +42,4 @@ for f in "$BENCH_OUT"/uml-*/boot-1/bench-1.txt; do
 done | sort -u
 echo
 # Fails on RESULTS-DIFFER.
-/usr/bin/python3 "$here/bench-report.py" tcg-check "$tcg"
+/usr/bin/python3 "$here/bench_report.py" tcg-check "$tcg"

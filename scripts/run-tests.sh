@@ -101,8 +101,8 @@ if run_step rustfmt "$logs/rustfmt.log" make -C "$top" --no-print-directory rust
 
 # The KCSAN filter the debug kernel's boots use: its own cases, then the
 # accepted list it reads.
-if run_step kcsan-filter "$logs/kcsan-filter.log" sh -c "python3 '$top/scripts/kcsan-filter.py' --self-test &&
-	python3 '$top/scripts/kcsan-filter.py' --check '$top/scripts/kcsan-accepted.txt'"; then rc=0; else rc=1; fi
+if run_step kcsan-filter "$logs/kcsan-filter.log" sh -c "python3 '$top/scripts/kcsan_filter.py' --self-test &&
+	python3 '$top/scripts/kcsan_filter.py' --check '$top/scripts/kcsan-accepted.txt'"; then rc=0; else rc=1; fi
 count_tally kcsan-filter "$logs/kcsan-filter.log" $rc
 
 # The workload benchmark's tools: the wakeup-latency load and the report.
@@ -129,11 +129,11 @@ if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; 
 	count_tally kunit "$logs/kunit.log" $rc	# rc: crash, timeout, missing suite
 	ktap_json kunit "$CACHE/vm/dmesg.txt"
 
-	if run_step steal "$logs/steal.log" "$top/scripts/steal-report.py" "$CACHE/vm"; then rc=0; else rc=1; fi
+	if run_step steal "$logs/steal.log" "$top/scripts/steal_report.py" "$CACHE/vm"; then rc=0; else rc=1; fi
 	count_tally steal "$logs/steal.log" $rc
 	# The shadow check's counters after the suites and the steal workloads:
 	# every real call compared C with Rust, none differed.
-	if run_step shadow "$logs/shadow.log" "$top/scripts/shadow-report.py" "$CACHE/vm/shadow.txt" \
+	if run_step shadow "$logs/shadow.log" "$top/scripts/shadow_report.py" "$CACHE/vm/shadow.txt" \
 		steal_search; then rc=0; else rc=1; fi
 	count_tally shadow "$logs/shadow.log" $rc
 
@@ -158,7 +158,7 @@ if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; 
 		count_tally scx "$logs/scx.log" $rc
 		# The shadow check in that boot: every idle pick and claim of the
 		# selftests and schedulers compared C with Rust, none differed.
-		if run_step scx-shadow "$logs/scx-shadow.log" "$top/scripts/shadow-report.py" \
+		if run_step scx-shadow "$logs/scx-shadow.log" "$top/scripts/shadow_report.py" \
 			"${SCX_RESULTS:-$CACHE/scx-results}/shadow.txt" idle_claim idle_pick; then rc=0; else rc=1; fi
 		count_tally scx-shadow "$logs/scx-shadow.log" $rc
 	fi

@@ -54,7 +54,7 @@ reuse() { # folder what
 reuse "${KOUT:?}" "the VM kernel"
 step "kernel build (and no-panic check)" m build
 step "VM: KUnit suites + steal benchmark" env VM_EXTRA="${STEAL_GUEST:?}" "$top/scripts/vm-kunit.sh"
-step "steal benchmark report" "$top/scripts/steal-report.py" "${CACHE:?}/vm"
+step "steal benchmark report" "$top/scripts/steal_report.py" "${CACHE:?}/vm"
 reuse "${UM_WORK_C_KOUT:?}" "the UML workload kernels (not built by make test)"
 step "UML kernels: workloads, C build vs Rust build" m bench-workload \
 	UM_WORK_ROUNDS="${RUN_WORK_ROUNDS:?}" UM_WORK_LOADS="${RUN_WORK_LOADS:?}"

@@ -38,7 +38,7 @@ status=${PIPESTATUS[0]}
 # Caught means: the tally failed, every test passed with the C picker (the
 # boot itself was sound) and at least one failed with the Rust one.
 # shellcheck disable=SC2086 # one test name per word
-"$top/scripts/scx-report.py" "$CACHE/scx-mutant-results" --tests $tests \
+"$top/scripts/scx_report.py" "$CACHE/scx-mutant-results" --tests $tests \
 	--json "$CACHE/scx-mutant.json" > /dev/null
 verdict=$(python3 - "$CACHE/scx-mutant.json" <<'PY'
 import json, sys
@@ -57,7 +57,7 @@ log "$verdict (tally exit status $status)"
 # The shadow check (CONFIG_SCHED_RUST_SHADOW_CHECK) runs both pickers on a
 # copy at every real pick, whichever the call site uses: it must count
 # differences too, with the C picker at the call site as well.
-if "$top/scripts/shadow-report.py" "$CACHE/scx-mutant-results/shadow.txt" idle_claim idle_pick \
+if "$top/scripts/shadow_report.py" "$CACHE/scx-mutant-results/shadow.txt" idle_claim idle_pick \
 	> "$CACHE/scx-mutant-shadow.log" 2>&1; then
 	shadow="NOT caught by the shadow check"
 else

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the BPF schedulers that make test attaches in the guest
-# (bench/scx-scheds-guest.sh), into $SCX_SCHEDS_OUT/bin:
+# (guest-tests/scx-scheds-guest.sh), into $SCX_SCHEDS_OUT/bin:
 #  - the examples of the tree's tools/sched_ext (scx_simple, scx_qmap, ...),
 #    against the VM kernel in $KOUT (its BTF gives vmlinux.h), with the
 #    tree's libbpf and bpftool;

@@ -4,7 +4,7 @@
 # The sched_ext boot of make test (and make scx, make scx-soak): in the
 # 2-node SMT guest,
 #  1. every selftest of the tree's tools/testing/selftests/sched_ext with
-#     each idle picker (bench/scx-selftests-guest.sh). SCX_SELFTEST_C says
+#     each idle picker (guest-tests/scx-selftests-guest.sh). SCX_SELFTEST_C says
 #     which ones run with the C picker: "all" (the default; make scx), once
 #     with the C and once with the Rust picker, in that order; or "failed"
 #     (make test): every selftest with the Rust picker first, then with the
@@ -14,11 +14,11 @@
 #  2. every BPF scheduler of $SCX_SCHEDS_OUT/bin (tools/sched_ext's examples
 #     and the scx project's, scripts/scx-scheds-build.sh) attached in turn
 #     for $SCX_SCHED_SECONDS under load, with each picker
-#     (bench/scx-scheds-guest.sh);
-# then the table and tally (scripts/scx-report.py), which also writes
+#     (guest-tests/scx-scheds-guest.sh);
+# then the table and tally (scripts/scx_report.py), which also writes
 # $RESULTS/sched_ext.json. The guest boots with nohz_full= on its last CPU,
 # for the nohz_tick selftest, and a kernel log buffer large enough for a
-# scheduler's run (bench/scx-scheds-guest.sh reads it). SCX_SELFTESTS=0
+# scheduler's run (guest-tests/scx-scheds-guest.sh reads it). SCX_SELFTESTS=0
 # leaves the selftests out (make scx-soak: the schedulers alone, longer),
 # SCX_SCHEDULERS=0 the schedulers (make scx-mutant); SCX_TESTS="a b" runs
 # those selftests only. The schedulers named in
@@ -90,12 +90,12 @@ guest=
 for mode in $selftest_modes; do
 	[ ${#tests[@]} -gt 0 ] || break
 	guest+="SCX_SELFTEST_C=$selftest_c SCX_TEST_TIMEOUT=${SCX_TEST_TIMEOUT:-300} "
-	guest+="sh $top/bench/scx-selftests-guest.sh $res $SCX_OUT/runner $mode ${tests[*]}; "
+	guest+="sh $top/guest-tests/scx-selftests-guest.sh $res $SCX_OUT/runner $mode ${tests[*]}; "
 done
 for mode in c rust; do
 	[ ${#scheds[@]} -gt 0 ] || break
 	guest+="SCX_NO_BUILTIN_IDLE='${SCX_NO_BUILTIN_IDLE:-}' SCX_PER_NODE='${SCX_PER_NODE:-}' "
-	guest+="PATH=$SCX_SCHEDS_OUT/bin:\$PATH sh $top/bench/scx-scheds-guest.sh $res $SCX_SCHEDS_OUT/bin $mode $secs ${scheds[*]}; "
+	guest+="PATH=$SCX_SCHEDS_OUT/bin:\$PATH sh $top/guest-tests/scx-scheds-guest.sh $res $SCX_SCHEDS_OUT/bin $mode $secs ${scheds[*]}; "
 done
 
 start=$SECONDS
@@ -128,7 +128,7 @@ for ((boot = 1; boot <= max_boots; boot++)); do
 			fi
 		done
 	done
-	# The shadow check's counters of this boot (scripts/shadow-report.py
+	# The shadow check's counters of this boot (scripts/shadow_report.py
 	# adds up the tables of all boots).
 	if [ -s "$CACHE/vm/shadow.txt" ]; then
 		cat "$CACHE/vm/shadow.txt" >> "$res/shadow.txt"
@@ -140,6 +140,6 @@ for ((boot = 1; boot <= max_boots; boot++)); do
 	fi
 done
 log "$((boot - 1)) boot(s), $((SECONDS - start)) s"
-"$top/scripts/scx-report.py" "$res" --selftest-c "$selftest_c" --tests "${tests[@]}" --scheds "${scheds[@]}" \
+"$top/scripts/scx_report.py" "$res" --selftest-c "$selftest_c" --tests "${tests[@]}" --scheds "${scheds[@]}" \
 	--skip-scheds "${skipped[@]}" --skip-reason "${SCX_SKIP_REASON:-left out (SCX_SKIP_SCHEDS)}" \
 	${RESULTS:+--json "$RESULTS/sched_ext.json"}

@@ -5,7 +5,7 @@
 # boot the UML kernel of $UM_BENCH_KOUT (make bench-uml-build) $UM_BENCH_BOOTS
 # times, each boot reading the bench file once with $UM_BENCH_ROUNDS rounds
 # of batches of about $UM_BENCH_BATCH_US us and every round's times (raw=1);
-# then scripts/bench-report.py turns the rounds of all boots into one JSON
+# then scripts/bench_report.py turns the rounds of all boots into one JSON
 # line per operation: $BENCH_OUT/uml-$UM_BENCH_VARIANT.jsonl.
 #
 # UML: 2 CPUs (host threads; more than one needs seccomp=on), the host's
@@ -53,7 +53,7 @@ for boot in $(seq 1 "$boots"); do
 	log "$variant: boot $boot/$boots, $rounds rounds per operation, $((SECONDS - start)) s"
 done
 
-/usr/bin/python3 "$top/scripts/bench-report.py" uml-jsonl --variant "$variant" \
+/usr/bin/python3 "$top/scripts/bench_report.py" uml-jsonl --variant "$variant" \
 	--kernel "$KOUT" "$out"/boot-*/bench-1.txt > "$out.jsonl.new"
 mv "$out.jsonl.new" "$out.jsonl"
 log "wrote $out.jsonl"

@@ -13,7 +13,7 @@
 # percentiles and requests per second). UML has an LLC domain through patch 0018
 # (patches/series-local), so the steal series runs there.
 #
-# Then scripts/workload-report.py: per workload and steal mode, the median
+# Then scripts/workload_report.py: per workload and steal mode, the median
 # of the per-round Rust/C time ratios with its 95% interval, and the
 # steal effect (on/off) of each build: $BENCH_OUT/workload.jsonl,
 # $BENCH_OUT/workload.md and the chart $BENCH_OUT/workload.png.
@@ -72,5 +72,5 @@ for r in $(seq 1 "$rounds"); do
 	log "round $r/$rounds ($order): $((SECONDS - start)) s"
 done
 
-/usr/bin/python3 "$top/scripts/workload-report.py" "$out" --jsonl "$BENCH_OUT/workload.jsonl" \
+/usr/bin/python3 "$top/scripts/workload_report.py" "$out" --jsonl "$BENCH_OUT/workload.jsonl" \
 	--markdown "$BENCH_OUT/workload.md" --png "$BENCH_OUT/workload.png"

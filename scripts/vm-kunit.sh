@@ -161,8 +161,8 @@ kernel_log_clean() {
 	[ "$VM_LOG_STRICT" = 1 ] && files+=("$out/console.txt")
 	for f in "${files[@]}"; do
 		g=$f.filtered
-		"$top/scripts/kcsan-filter.py" "$top/scripts/kcsan-accepted.txt" "$f" > "$g" ||
-			fail "kcsan-filter.py failed on $f"
+		"$top/scripts/kcsan_filter.py" "$top/scripts/kcsan-accepted.txt" "$f" > "$g" ||
+			fail "kcsan_filter.py failed on $f"
 		grep -h 'kcsan-accepted:' "$g" | sed 's/^/vm-kunit:   /' >&2 || true
 		if grep -qE "$bad_re" "$g"; then
 			log "reports in $f:"
@@ -186,7 +186,7 @@ python3 "$KSRC/tools/testing/kunit/kunit.py" parse --json="$out/kunit.json" \
 	< "$out/dmesg.txt" > "$out/kunit.txt" 2>&1
 parse_rc=$?
 cat "$out/kunit.txt"
-python3 "$(dirname "$0")/kunit-summary.py" "$out/kunit.json"
+python3 "$(dirname "$0")/kunit_summary.py" "$out/kunit.json"
 summary_rc=$?
 set -e
 

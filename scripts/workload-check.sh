@@ -5,7 +5,7 @@
 # (make test's workload-tools step; make bench-workload runs them for real):
 #   - bench/wakeup-latency.c (built by make with -Werror, as $1) completes
 #     requests and prints its result line, and rejects bad arguments;
-#   - scripts/workload-report.py computes the ratio of made-up rounds whose
+#   - scripts/workload_report.py computes the ratio of made-up rounds whose
 #     answer is known, and fails on a failed run and on a missing result.
 # Ends with "N passed, N failed"; non-zero if any check failed.
 set -uo pipefail
@@ -47,7 +47,7 @@ write() { # dir [a line added to the Rust build's third round]
 		done
 	done
 }
-report() { /usr/bin/python3 "$top/scripts/workload-report.py" "$@"; }
+report() { /usr/bin/python3 "$top/scripts/workload_report.py" "$@"; }
 write "$tmp/good"
 known() {
 	report "$tmp/good" --jsonl "$tmp/good.jsonl" > /dev/null &&
@@ -59,11 +59,11 @@ assert abs(r[("wk", "rps")]["ratio"] - 1.2) < 1e-9, r[("wk", "rps")]
 assert r[("hb", "time")]["rounds"] == 6 and r[("hb", "time")]["ratio_ci"] is not None
 PY
 }
-check "workload-report.py: the known ratios of six rounds" known
+check "workload_report.py: the known ratios of six rounds" known
 write "$tmp/failed" 'workload=hb steal=off rc=1 steals=0 time=2.0'
-check "workload-report.py fails on a failed run" fails report "$tmp/failed"
+check "workload_report.py fails on a failed run" fails report "$tmp/failed"
 write "$tmp/none" 'workload=hb steal=off rc=0 steals=0 result=none'
-check "workload-report.py fails on a run without a result" fails report "$tmp/none"
+check "workload_report.py fails on a run without a result" fails report "$tmp/none"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -15,6 +15,19 @@ fn main() {
     let top = dir.join("../..");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let clang = env::var("SCHED_RUST_FUZZ_CC").unwrap_or_else(|_| "clang-22".into());
+    // The kernel headers that need nothing but the shim
+    // (bench/userspace/include/forwarded), as the replica's Makefile makes them.
+    let shim = top.join("bench/userspace/include");
+    let forwarded = out.join("include/linux");
+    std::fs::create_dir_all(&forwarded).unwrap();
+    let list = std::fs::read_to_string(shim.join("forwarded")).unwrap();
+    for name in list.split_whitespace() {
+        let text = format!(
+            "#include \"{}\"\n",
+            shim.join("sched_rust_shim.h").display()
+        );
+        std::fs::write(forwarded.join(format!("{name}.h")), text).unwrap();
+    }
     let sources = [
         dir.join("c/upstream.c"),
         top.join("bench/userspace/shim_lib.c"),
@@ -33,7 +46,9 @@ fn main() {
             ])
             .arg("-fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp")
             .arg("-I")
-            .arg(top.join("bench/userspace/include"))
+            .arg(&shim)
+            .arg("-I")
+            .arg(out.join("include"))
             .arg("-I")
             .arg(top.join("kernel-glue/kernel/sched"))
             .arg("-I")

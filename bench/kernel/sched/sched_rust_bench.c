@@ -19,7 +19,7 @@
  *             about that long, so that the clock's resolution and cost
  *             do not weigh (default 0: one unit, a functional check);
  *   raw       also print every round's two times, for the host's
- *             statistics (scripts/bench-report.py).
+ *             statistics (scripts/bench_report.py).
  * Only the ratios transfer between machines; under QEMU's TCG even they
  * measure the emulator as much as the code.
  */

@@ -4,8 +4,9 @@
  * (kernel/sched/sparsemask.h, steal_search.h, asym_fit.h, ext/idle_pick.h)
  * need, for the userspace replica of the benchmark (bench/userspace/).
  *
- * Every include/linux/<name>.h next to this file includes it, so that the
- * helpers' headers compile unmodified with -I bench/userspace/include.
+ * Every include/linux/<name>.h includes it, so that the helpers' headers
+ * compile unmodified with -I bench/userspace/include. Those that include
+ * nothing else are generated from the list include/forwarded.
  * The semantics are those of Linux 7.2 on x86-64:
  *  - set_bit()/clear_bit() with a variable bit number are `lock bts/btr`
  *    (arch/x86/include/asm/bitops.h), test_bit() is the volatile `bt` of

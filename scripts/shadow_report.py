@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The shadow check's counters (/sys/kernel/debug/sched/rust/shadow).
 
-Usage: shadow-report.py FILE [REQUIRED_HELPER...]
+Usage: shadow_report.py FILE [REQUIRED_HELPER...]
 
 FILE is a copy of the debugfs file, which the guest of make test (and of
 make arm64-asym) saves after its workloads. Prints the table, then one

@@ -33,7 +33,7 @@ schedulers' own check proves that the C picker runs). The runner's -t
 matches substrings, so a test may run in the same
 runner call as the one named (select_cpu_dfl runs select_cpu_dfl_nodispatch
 too): such a test gets that call's counts, with "picks_of" naming the call.
-The scheduler lines carry their own check (bench/scx-scheds-guest.sh); their
+The scheduler lines carry their own check (guest-tests/scx-scheds-guest.sh); their
 log has the same "retry" and "picks" lines, one "picks" per scheduler.
 
 Prints a table (item, result with C, result with Rust, details), the output
@@ -44,7 +44,7 @@ anything failed.
 A scheduler named in --skip-scheds did not run: it counts as skipped with
 --skip-reason.
 
-Usage: scx-report.py RESDIR [--selftest-c all|failed] --tests TEST...
+Usage: scx_report.py RESDIR [--selftest-c all|failed] --tests TEST...
                      --scheds SCHED... [--skip-scheds SCHED... --skip-reason TEXT]
                      [--json FILE]
 """
@@ -144,7 +144,7 @@ def main():
     ap.add_argument('--json', type=Path)
     ap.add_argument('--passed', choices=PICKERS,
                     help='only print the selftests that this picker passed, one a line '
-                    '(bench/scx-selftests-guest.sh, SCX_SELFTEST_C=failed)')
+                    '(guest-tests/scx-selftests-guest.sh, SCX_SELFTEST_C=failed)')
     args = ap.parse_args()
 
     if args.passed:

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The proof of CONFIG_SCHED_RUST_INLINE, read from the objects' disassembly.
 
-Usage: inline-proof.py <build folder>
+Usage: inline_proof.py <build folder>
 
 For each C function that calls a Rust helper (overload_set(), overload_clear()
 and try_steal() in fair.c, select_idle_capacity(), and the idle CPU picks of

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The userspace replica's distro flags against the kernel's.
 
-Usage: distro-flags-check.py BUILD USERSPACE_MAKEFILE     (make distro-flags-check)
+Usage: distro_flags_check.py BUILD USERSPACE_MAKEFILE     (make distro-flags-check)
 
 BUILD is a kernel built with configs/distro.config (make distro-kernels).
 Its kernel/sched/.fair.o.cmd and .sched_rust.o.cmd hold the flags that

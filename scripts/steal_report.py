@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Table and checks for the in-guest steal benchmark (bench/steal-hackbench.sh).
 
-Usage: steal-report.py VMDIR
+Usage: steal_report.py VMDIR
 
 Reads VMDIR/steal-runs.txt, prints one row per mode (stealing off, C walk,
 Rust walk) and the Rust/C and C/off ratios of the median hackbench times,
@@ -10,7 +10,7 @@ then checks that
   - every hackbench run completed (exit status 0, a time printed),
   - the steal counter did not move with stealing off,
   - it moved with the C walk and with the Rust walk (each mode that ran),
-  - each check of bench/steal-checks.sh (VMDIR/steal-checks.txt) passed,
+  - each check of guest-tests/steal-checks.sh (VMDIR/steal-checks.txt) passed,
 and ends with "N passed, N failed". Exit status 1 if a check failed.
 """
 
@@ -44,14 +44,14 @@ def seconds(run):
 
 
 def guest_checks(path):
-    """The results of bench/steal-checks.sh, when it ran: (name, ok) pairs.
+    """The results of guest-tests/steal-checks.sh, when it ran: (name, ok) pairs.
 
     A skipped check is shown and counts as neither passed nor failed.
     """
     if not path.is_file():
         return []
     print()
-    print("=== Steal checks in the guest (bench/steal-checks.sh) ===")
+    print("=== Steal checks in the guest (guest-tests/steal-checks.sh) ===")
     checks = []
     for line in path.read_text(encoding="utf-8").splitlines():
         fields = line.split(" ", 2)

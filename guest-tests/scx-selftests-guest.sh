@@ -13,15 +13,15 @@
 # appended to OUTDIR/scx-<mode>.txt, and after each test a line
 #   picks <test> <this picker's count> <the other picker's count> <seconds>
 # from sched/rust/idle_picks (read before and after the test, with schedstats
-# on): the proof of which picker served it. scripts/scx-report.py counts them.
+# on): the proof of which picker served it. scripts/scx_report.py counts them.
 # A test that did not pass is run a second time (see below).
 #
 # With SCX_SELFTEST_C=failed and the C picker, only the tests that the Rust
 # picker's run before it (OUTDIR/scx-rust.txt) did not pass run, as
-# scripts/scx-report.py --passed rust judges them (the last result "ok",
+# scripts/scx_report.py --passed rust judges them (the last result "ok",
 # not a SKIP, and the other picker idle during it; if that fails, every test
 # runs). Each test left out gets a line "rust-passed <test>" at the top of
-# OUTDIR/scx-c.txt (scx-vm.sh counts it as done, scx-report.py shows it as
+# OUTDIR/scx-c.txt (scx-vm.sh counts it as done, scx_report.py shows it as
 # not run).
 set -u
 
@@ -65,8 +65,8 @@ progress() {
 }
 
 # rust_passed: the tests that passed with the Rust picker, one a line, as
-# scripts/scx-report.py judges them (the guest shares the host's root).
-report=$(cd "$(dirname "$0")/.." && pwd)/scripts/scx-report.py
+# scripts/scx_report.py judges them (the guest shares the host's root).
+report=$(cd "$(dirname "$0")/.." && pwd)/scripts/scx_report.py
 rust_passed() {
 	python3 "$report" "$out" --passed rust
 }
@@ -111,7 +111,7 @@ for t in "$@"; do
 	# an emulated guest on two host cores now and then misses. A call in
 	# which a test did not pass (the named one, or one that ran with it)
 	# runs once more, after a "retry" line that keeps the first attempt's
-	# result in the log: scx-report.py shows both.
+	# result in the log: scx_report.py shows both.
 	call=$(tail -n +$((n + 1)) "$log")
 	if ! printf '%s\n' "$call" | grep -qE "^ok [0-9]+ $t # " ||
 	   printf '%s\n' "$call" | grep -qE "^not ok "; then

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Replace the accepted KCSAN reports of a kernel log by one line each.
 
-Usage: kcsan-filter.py ACCEPTED LOG > FILTERED
-       kcsan-filter.py --check ACCEPTED
+Usage: kcsan_filter.py ACCEPTED LOG > FILTERED
+       kcsan_filter.py --check ACCEPTED
 
 ACCEPTED (scripts/kcsan-accepted.txt) names plain accesses, one per line:
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Give the CPUs of QEMU's virt device tree two capacity classes.
 
-Usage: arm64-asym-dt.py IN.dts OUT.dts [BIG_CPUS [BIG LITTLE]]
+Usage: arm64_asym_dt.py IN.dts OUT.dts [BIG_CPUS [BIG LITTLE]]
 
 QEMU writes a cpu@N node per CPU and, from -smp's cores and threads, a
 cpu-map of SMT threads, but no capacities. This adds

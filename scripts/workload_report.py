@@ -3,14 +3,14 @@
 """The workload benchmark's report (scripts/uml-workload.sh).
 
 Per workload, steal mode and metric: the median of the per-round Rust/C
-ratios with a 95% interval from order statistics (bench-report.py's
+ratios with a 95% interval from order statistics (bench_report.py's
 median_ci()), and the median of each build. The metrics are hackbench's
 time, and wakeup-latency's requests per second and its p50 and p99 wakeup
 latencies. Then the steal effect of each build (stealing on / off, per
 round). Below 1.000 Rust is better, except for requests per second, where
 above 1.000 it is.
 
-Usage: workload-report.py DIR [--jsonl FILE] [--markdown FILE] [--png FILE]
+Usage: workload_report.py DIR [--jsonl FILE] [--markdown FILE] [--png FILE]
 DIR holds one folder per boot, <c|rust>-<round>/runs.txt."""
 import argparse
 import json
@@ -19,8 +19,7 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-bench_report = __import__("bench-report")
+import bench_report
 
 # metric: (label, unit, better)
 METRICS = {

@@ -9,7 +9,7 @@
 #
 #   check=<name> result=<ok|fail|skip> <what was seen>
 #
-# and scripts/steal-checks-report.py prints them and fails on a failure.
+# and scripts/steal_report.py prints them and fails on a failure.
 #
 #   accounting  under an enqueue/dequeue/throttle workload (hackbench, some
 #               of it in a CFS-bandwidth-throttled group), with the C and

@@ -167,10 +167,10 @@ for s in "$@"; do
 		# Under TCG, 8 emulated CPUs on 2 host cores under a full CPU load, a
 		# scheduler's watchdog work now and then misses its deadline (a
 		# "runnable task stall" of a few seconds): a run that did not pass runs
-		# once more, after a "retry" line; scx-report.py shows both attempts.
+		# once more, after a "retry" line; scx_report.py shows both attempts.
 		[ -z "$result" ] && break
 	done
-	# The end of this scheduler's lines (scx-report.py groups by it).
+	# The end of this scheduler's lines (scx_report.py groups by it).
 	echo "picks $s $mine $theirs $(( $(date +%s) - t0 ))" >> "$log"
 done
 rm -f "$out/sched-$mode.started"

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Report of the arm64 asymmetric SMT guest (scripts/arm64-asym.sh).
 
-Usage: asym-report.py OUTDIR   (KUNIT_SUITES in the environment)
+Usage: asym_report.py OUTDIR   (KUNIT_SUITES in the environment)
 
 Reads OUTDIR/console.txt and OUTDIR/kunit.json and checks:
   - every KUnit suite of $KUNIT_SUITES ran, and every case passed;
-  - each "sched-rust: asym check=..." line of the guest (bench/asym-guest.c):
+  - each "sched-rust: asym check=..." line of the guest (guest-tests/asym-guest.c):
     the topology, and per implementation the wakeups, the misfit pull and
     the idle-core placement;
   - per implementation, from the shadow counters printed before and after
@@ -24,9 +24,8 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-shadow = __import__("shadow-report")
-kunit_summary = __import__("kunit-summary")
+import kunit_summary
+import shadow_report as shadow
 
 CALL_SITES = ("select_idle_capacity", "asym_fits_cpu", "util_fits_cpu")
 MIN_CALLS = 100     # "many times": a workload's worth, not a stray call

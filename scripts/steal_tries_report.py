@@ -4,7 +4,7 @@
 taken per try_steal() walk, with the bound (steal_max_tries 4) and without
 (0), per walk language, on a 16-CPU one-LLC guest with pinned pairs.
 
-Usage: steal-tries-report.py VMDIR
+Usage: steal_tries_report.py VMDIR
 
 Checks that every run completed, that no walk with the bound took more
 than 4 locks on average (a walk takes at most 4), and prints

@@ -1,3 +1,0 @@
-/* SPDX-License-Identifier: GPL-2.0 */
-/* Stand-in for <linux/bitops.h>: see ../sched_rust_shim.h. */
-#include "../sched_rust_shim.h"
