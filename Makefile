@@ -133,7 +133,8 @@ help:
 	@echo "  fuzz fuzz-short loom libFuzzer targets (FUZZ_SECONDS each), 20 s each, loom"
 	@echo "  lint                 clippy-kernel (kernel clippy on our crate) + checkpatch"
 	@echo "  clippy rustfmt rustfmtcheck workload-check"
-	@echo "Kernel variants, each in its own build folder:"
+	@echo "Kernel variants, each in its own build folder (the variant.* table; make kernel-<name>"
+	@echo "builds one alone):"
 	@echo "  maxsmp               MAXSMP/NR_CPUS=8192/CPUMASK_OFFSTACK: KUnit, steal checks, selftests"
 	@echo "  arm32                32-bit ARMv7, every option ARM allows: build, no-panic check"
 	@echo "  arm64-asym           arm64 guest, big and little SMT cores: the capacity fit, shadow check"
@@ -265,8 +266,7 @@ series-kbuild series-kmake: export CCACHE_NOHASHDIR = 1
 series-kbuild:
 	scripts/config.sh $(CONFIG_FRAGMENTS)
 	$(KMAKE) bzImage
-series-kmake:
-	$(KMAKE) $(if $(KARCH),ARCH=$(KARCH)) $(KTARGETS)
+series-kmake: kmake
 
 # The two builds are one step: the build lock is held across both.
 series-check: series
@@ -364,10 +364,56 @@ rustfmt:
 rustfmtcheck:
 	$(RUSTFMT) --check $(RUST_SOURCES)
 
-# $(call build_variant,KOUT,FRAGMENT): the VM kernel with one more config
-# fragment, in its own build folder.
-build_variant = $(MAKE) --no-print-directory build KOUT=$(1) \
-	CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS) $(2)"
+# The kernel variants besides the VM kernel ($(KOUT), $(CONFIG_FRAGMENTS)):
+# one line each, "<arch> <config fragments>". Variant <name> is built in
+# $(call kout,<name>) = $(CACHE)/build-<name> by $(call kernel,<name>):
+# scripts/config.sh merges the fragments in order onto tinyconfig (for um,
+# a UML kernel, onto nothing, as kunit.py does), then the arch's image is
+# built and, but for um, checked for panic paths (scripts/check-panics.sh).
+# The targets below say what runs on each. make clean removes every
+# $(CACHE)/build-*.
+DISTRO_FRAGMENTS = $(filter-out configs/shadow.config,$(CONFIG_FRAGMENTS)) \
+	configs/maxsmp.config configs/distro.config
+variant.pure-c          = x86   configs/vm-base.config configs/pure-c.config
+variant.cfi             = x86   $(CONFIG_FRAGMENTS) configs/cfi.config
+variant.one-impl        = x86   $(CONFIG_FRAGMENTS) configs/one-impl.config
+variant.maxsmp          = x86   $(CONFIG_FRAGMENTS) configs/maxsmp.config
+variant.inline          = x86   $(CONFIG_FRAGMENTS) configs/inline.config
+variant.inline-kasan    = x86   $(CONFIG_FRAGMENTS) configs/inline.config configs/inline-kasan.config
+variant.inline-gcov     = x86   $(CONFIG_FRAGMENTS) configs/inline.config configs/inline-gcov.config
+variant.inline-cfi      = x86   $(CONFIG_FRAGMENTS) configs/inline.config configs/inline-cfi.config
+variant.distro          = x86   $(DISTRO_FRAGMENTS)
+variant.distro-inline   = x86   $(DISTRO_FRAGMENTS) configs/inline.config
+variant.arm32           = arm   configs/arm32.config configs/sched-rust.config
+variant.arm64-asym      = arm64 configs/arm64-asym.config configs/sched-rust.config configs/shadow.config
+variant.um-bench        = um    configs/uml-bench.config
+variant.um-bench-inline = um    configs/uml-bench.config configs/inline.config
+variant.um-work-c       = um    configs/uml-workload.config
+variant.um-work-rust    = um    configs/uml-workload.config configs/uml-workload-rust.config
+
+kout = $(CACHE)/build-$(1)
+kernel = $(if $(variant.$(1)),$(call kernel_$(firstword $(variant.$(1))),$(1),$(wordlist 2,999,$(variant.$(1)))),\
+	$(error no kernel variant $(1)))
+kernel_x86 = $(MAKE) --no-print-directory build KOUT=$(call kout,$(1)) CONFIG_FRAGMENTS="$(2)"
+kernel_arm = $(call kernel_cross,$(1),$(2),arm,vmlinux)
+kernel_arm64 = $(call kernel_cross,$(1),$(2),arm64,Image)
+kernel_cross = $(LOCK) env ARCH=$(3) KOUT=$(call kout,$(1)) scripts/config.sh $(2) && \
+	$(LOCK) $(MAKE) --no-print-directory -C $(TOP) kmake KOUT=$(call kout,$(1)) KARCH=$(3) \
+		KTARGETS=$(4) && \
+	KOUT=$(call kout,$(1)) scripts/check-panics.sh
+kernel_um = ARCH=um CONFIG_BASE=empty KOUT=$(call kout,$(1)) scripts/config.sh $(2) && \
+	scripts/quiet-build.sh $(call kout,$(1))/build.log "UML kernel $(1)" \
+		$(KMAKE) O=$(call kout,$(1)) ARCH=um linux
+
+# The kernel's make in $(KOUT), for ARCH=$(KARCH) and targets $(KTARGETS).
+.PHONY: kmake
+kmake:
+	$(KMAKE) $(if $(KARCH),ARCH=$(KARCH)) $(KTARGETS)
+
+# make kernel-<name>: build variant <name> alone.
+kernel-%: apply
+	$(call kernel,$*)
+
 # $(call boot_both_walks,KOUT): one boot of that kernel, the KUnit suites and
 # the steal checks with the C and the Rust walk, then their report.
 boot_both_walks = KOUT=$(1) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scripts/vm-kunit.sh && \
@@ -375,22 +421,19 @@ boot_both_walks = KOUT=$(1) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scrip
 
 # The same VM kernel with every sched-rust option off, in its own build
 # folder: it must build, boot, and steal with the C walk alone.
-PURE_C_KOUT ?= $(CACHE)/build-pure-c
 pure-c: apply
-	$(MAKE) --no-print-directory build KOUT=$(PURE_C_KOUT) \
-		CONFIG_FRAGMENTS="configs/vm-base.config configs/pure-c.config"
-	! grep -q sched_rust $(PURE_C_KOUT)/System.map
-	KOUT=$(PURE_C_KOUT) KUNIT_SUITES=sched_rust_sparsemask VM_EXTRA="STEAL_MODES='off c' $(STEAL_GUEST)" \
+	$(call kernel,pure-c)
+	! grep -q sched_rust $(call kout,pure-c)/System.map
+	KOUT=$(call kout,pure-c) KUNIT_SUITES=sched_rust_sparsemask VM_EXTRA="STEAL_MODES='off c' $(STEAL_GUEST)" \
 		scripts/vm-kunit.sh
 	scripts/steal_report.py $(CACHE)/vm
 
 # The VM kernel with kCFI, in its own build folder: the Rust walk's calls
 # back into C (steal_from(), the KUnit recorder) must pass the type checks.
-CFI_KOUT ?= $(CACHE)/build-cfi
 cfi: STEAL_ROUNDS = 2
 cfi: apply
-	$(call build_variant,$(CFI_KOUT),configs/cfi.config)
-	$(call boot_both_walks,$(CFI_KOUT))
+	$(call kernel,cfi)
+	$(call boot_both_walks,$(call kout,cfi))
 
 # The Rust helpers inlined into their C callers (CONFIG_SCHED_RUST_INLINE,
 # patches/0017), in its own build folder: the proof from the objects'
@@ -399,12 +442,11 @@ cfi: apply
 # code (scripts/inline_proof.py), then the KUnit suites (which call the
 # exports), the benchmark and the Rust steal path (the inlined copies) in
 # the VM.
-INLINE_KOUT ?= $(CACHE)/build-inline
 inline: STEAL_ROUNDS = 2
 inline: apply
-	$(call build_variant,$(INLINE_KOUT),configs/inline.config)
-	scripts/inline_proof.py $(INLINE_KOUT)
-	$(call boot_both_walks,$(INLINE_KOUT))
+	$(call kernel,inline)
+	scripts/inline_proof.py $(call kout,inline)
+	$(call boot_both_walks,$(call kout,inline))
 
 # The inline option in the configurations that change how C is compiled,
 # each in its own folder, built with the no-call proof (no boot): generic
@@ -417,8 +459,8 @@ inline-configs: apply
 	@for v in $(INLINE_VARIANTS); do \
 		echo "=== inline-configs: SCHED_RUST_INLINE with configs/inline-$$v.config"; \
 		start=$$(date +%s); \
-		$(call build_variant,$(CACHE)/build-inline-$$v,configs/inline.config configs/inline-$$v.config) && \
-		scripts/inline_proof.py $(CACHE)/build-inline-$$v || exit 1; \
+		$(MAKE) --no-print-directory kernel-inline-$$v && \
+		scripts/inline_proof.py $(call kout,inline-$$v) || exit 1; \
 		echo "=== inline-configs: $$v built in $$(( $$(date +%s) - start )) s"; \
 	done
 
@@ -428,33 +470,26 @@ inline-configs: apply
 # each in its own folder, without the shadow check; then the inline proof
 # and, from the objects, what each operation costs in calls, return thunks,
 # retpolines and kCFI checks (scripts/hotpath_costs.py). Build only.
-DISTRO_KOUT        ?= $(CACHE)/build-distro
-DISTRO_INLINE_KOUT ?= $(CACHE)/build-distro-inline
-DISTRO_FRAGMENTS   = $(filter-out configs/shadow.config,$(CONFIG_FRAGMENTS)) \
-	configs/maxsmp.config configs/distro.config
 .PHONY: distro-kernels distro-flags-check
 distro-kernels: apply
-	$(MAKE) --no-print-directory build KOUT=$(DISTRO_KOUT) CONFIG_FRAGMENTS="$(DISTRO_FRAGMENTS)"
-	$(MAKE) --no-print-directory build KOUT=$(DISTRO_INLINE_KOUT) \
-		CONFIG_FRAGMENTS="$(DISTRO_FRAGMENTS) configs/inline.config"
-	scripts/inline_proof.py $(DISTRO_INLINE_KOUT)
-	scripts/hotpath_costs.py --out docs/hotpath-costs.md $(DISTRO_KOUT) $(DISTRO_INLINE_KOUT)
+	$(call kernel,distro)
+	$(call kernel,distro-inline)
+	scripts/inline_proof.py $(call kout,distro-inline)
+	scripts/hotpath_costs.py --out docs/hotpath-costs.md $(call kout,distro) $(call kout,distro-inline)
 
 # One implementation per build (scripts/one-impl-check.sh): the VM kernel
 # without SCHED_RUST_SWITCH, as a production configuration builds it, in its
 # own folder; the objects must call Rust with no C picker and no switch left.
 # Build only; not in make test (one more kernel).
-ONE_IMPL_KOUT ?= $(CACHE)/build-one-impl
 .PHONY: one-impl
 one-impl: apply
-	$(MAKE) --no-print-directory build KOUT=$(ONE_IMPL_KOUT) \
-		CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS) configs/one-impl.config"
-	KOUT=$(ONE_IMPL_KOUT) scripts/one-impl-check.sh
+	$(call kernel,one-impl)
+	KOUT=$(call kout,one-impl) scripts/one-impl-check.sh
 
 # The userspace replica's distro flags against those the kernel build of
 # configs/distro.config gives fair.c and the Rust crate (its .cmd files).
 distro-flags-check:
-	scripts/distro_flags_check.py $(DISTRO_KOUT) bench/userspace/Makefile
+	scripts/distro_flags_check.py $(call kout,distro) bench/userspace/Makefile
 
 # The CPU configuration of x86 distributions (configs/maxsmp.config: MAXSMP,
 # NR_CPUS=8192, CPUMASK_OFFSTACK), in its own build folder, every sched-rust
@@ -463,12 +498,12 @@ distro-flags-check:
 # this kernel) with both idle pickers; after each boot, the shadow check's
 # table (every helper the guest calls compared, no difference), shown after
 # the selftests whether or not one failed. Not in make test: one more kernel.
-MAXSMP_KOUT ?= $(CACHE)/build-maxsmp
+MAXSMP_KOUT = $(call kout,maxsmp)
 MAXSMP_SCX_OUT ?= $(CACHE)/scx-selftests-maxsmp
 .PHONY: maxsmp
 maxsmp: STEAL_ROUNDS = 2
 maxsmp: apply
-	$(call build_variant,$(MAXSMP_KOUT),configs/maxsmp.config)
+	$(call kernel,maxsmp)
 	$(call boot_both_walks,$(MAXSMP_KOUT))
 	scripts/shadow_report.py $(CACHE)/vm/shadow.txt steal_search
 	KOUT=$(MAXSMP_KOUT) SCX_OUT=$(MAXSMP_SCX_OUT) scripts/scx-selftests-build.sh
@@ -484,15 +519,9 @@ maxsmp: apply
 # included, in its own build folder; build only (no 32-bit guest here).
 # The Rust object must link no panic path on 32-bit either (usize is 32
 # bits there). Not in make test: one more kernel.
-ARM32_KOUT ?= $(CACHE)/build-arm32
 .PHONY: arm32
 arm32: apply
-	$(LOCK) env ARCH=arm KOUT=$(ARM32_KOUT) \
-		scripts/config.sh configs/arm32.config configs/sched-rust.config
-	$(LOCK) $(MAKE) --no-print-directory -C $(TOP) arm32-kmake KOUT=$(ARM32_KOUT)
-	KOUT=$(ARM32_KOUT) scripts/check-panics.sh
-arm32-kmake:
-	$(KMAKE) ARCH=arm vmlinux
+	$(call kernel,arm32)
 
 # An arm64 guest with asymmetric CPU capacities and SMT (configs/
 # arm64-asym.config): 2 big cores and 4 little ones, 2 threads each, under
@@ -501,17 +530,11 @@ arm32-kmake:
 # and with the Rust fit, the placements the series promises, and the shadow
 # check's count of compared calls and differences. Not in make test: one
 # more kernel, and a boot under TCG of a 12-CPU arm64 guest.
-ARM64_KOUT ?= $(CACHE)/build-arm64-asym
 .PHONY: arm64-asym arm64-asym-build
 arm64-asym: arm64-asym-build
-	$(RECORD) env KOUT=$(ARM64_KOUT) scripts/arm64-asym.sh
+	$(RECORD) env KOUT=$(call kout,arm64-asym) scripts/arm64-asym.sh
 arm64-asym-build: apply
-	$(LOCK) env ARCH=arm64 KOUT=$(ARM64_KOUT) \
-		scripts/config.sh configs/arm64-asym.config configs/sched-rust.config configs/shadow.config
-	$(LOCK) $(MAKE) --no-print-directory -C $(TOP) arm64-kmake KOUT=$(ARM64_KOUT)
-	KOUT=$(ARM64_KOUT) scripts/check-panics.sh
-arm64-kmake:
-	$(KMAKE) ARCH=arm64 Image
+	$(call kernel,arm64-asym)
 
 # The debug kernels (scripts/debug-kernel.sh, docs/testing.md): the VM kernel
 # with KASAN, then with KCSAN (Kconfig excludes the two), both with lockdep,
@@ -577,9 +600,7 @@ kunit-x86: apply
 # UM_BENCH_ROUNDS rounds of batches of about UM_BENCH_BATCH_US each
 # (scripts/uml-bench.sh). Results: $(BENCH_OUT)/uml.jsonl, one JSON line per
 # operation and variant. UM_BENCH_VARIANTS: "base", and "inline" (with
-# configs/inline.config, in $(UM_BENCH_KOUT)-inline) where that option exists.
-UM_BENCH_KOUT      ?= $(CACHE)/build-um-bench
-UM_BENCH_FRAGMENTS ?= configs/uml-bench.config
+# configs/inline.config: kernel variant um-bench-inline) where that option exists.
 UM_BENCH_VARIANTS  ?= base
 UM_BENCH_ROUNDS    ?= 301
 UM_BENCH_BATCH_US  ?= 500
@@ -588,17 +609,13 @@ UM_BENCH_BOOTS     ?= 3
 BENCH_UML_TABLE    ?= 1
 BENCH_OUT          ?= $(CACHE)/bench
 export UM_BENCH_ROUNDS UM_BENCH_BATCH_US UM_BENCH_BOOTS BENCH_OUT UM_CPUS
-# The build folder and fragments of variant $(1).
-um_bench_kout  = $(UM_BENCH_KOUT)$(if $(filter-out base,$(1)),-$(1))
-um_bench_frags = $(UM_BENCH_FRAGMENTS)$(if $(filter-out base,$(1)), configs/$(1).config)
+# The kernel variant of benchmark variant $(1): um-bench, um-bench-inline.
+um_bench_kernel = um-bench$(if $(filter-out base,$(1)),-$(1))
+um_bench_kout   = $(call kout,$(call um_bench_kernel,$(1)))
 
 .PHONY: bench-uml-build bench-uml bench
 bench-uml-build: apply
-	$(foreach v,$(UM_BENCH_VARIANTS),\
-	ARCH=um CONFIG_BASE=empty KOUT=$(call um_bench_kout,$(v)) \
-		scripts/config.sh $(call um_bench_frags,$(v)) && \
-	scripts/quiet-build.sh $(call um_bench_kout,$(v))/build.log "UML bench kernel ($(v))" \
-		$(KMAKE) O=$(call um_bench_kout,$(v)) ARCH=um linux && ) true
+	$(foreach v,$(UM_BENCH_VARIANTS),$(call kernel,$(call um_bench_kernel,$(v))) && ) true
 
 bench-uml: bench-uml-build
 	$(foreach v,$(UM_BENCH_VARIANTS),\
@@ -612,8 +629,8 @@ bench-uml: bench-uml-build
 # configs/uml-workload-rust.config), each in its own folder, booted in turn
 # UM_WORK_ROUNDS times. Results: $(BENCH_OUT)/workload.md, workload.jsonl
 # and workload.png. Not part of make test.
-UM_WORK_C_KOUT    ?= $(CACHE)/build-um-work-c
-UM_WORK_RUST_KOUT ?= $(CACHE)/build-um-work-rust
+UM_WORK_C_KOUT    = $(call kout,um-work-c)
+UM_WORK_RUST_KOUT = $(call kout,um-work-rust)
 UM_WORK_BIN       ?= $(CACHE)/bench/bin
 UM_WORK_ROUNDS    ?= 10
 export UM_WORK_C_KOUT UM_WORK_RUST_KOUT UM_WORK_BIN UM_WORK_ROUNDS
@@ -629,13 +646,8 @@ workload-check: $(UM_WORK_BIN)/wakeup-latency
 	scripts/workload-check.sh $<
 
 bench-workload-build: apply $(UM_WORK_BIN)/wakeup-latency
-	ARCH=um CONFIG_BASE=empty KOUT=$(UM_WORK_C_KOUT) scripts/config.sh configs/uml-workload.config
-	scripts/quiet-build.sh $(UM_WORK_C_KOUT)/build.log "UML workload kernel (C)" \
-		$(KMAKE) O=$(UM_WORK_C_KOUT) ARCH=um linux
-	ARCH=um CONFIG_BASE=empty KOUT=$(UM_WORK_RUST_KOUT) scripts/config.sh \
-		configs/uml-workload.config configs/uml-workload-rust.config
-	scripts/quiet-build.sh $(UM_WORK_RUST_KOUT)/build.log "UML workload kernel (Rust)" \
-		$(KMAKE) O=$(UM_WORK_RUST_KOUT) ARCH=um linux
+	$(call kernel,um-work-c)
+	$(call kernel,um-work-rust)
 
 bench-workload: bench-workload-build
 	$(RECORD) scripts/uml-workload.sh
