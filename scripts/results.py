@@ -102,10 +102,20 @@ def run(name, cmd):
     return status
 
 
+def dry_run():
+    """make -n runs recipe lines that name $(MAKE): record nothing then."""
+    flags = os.environ.get("MAKEFLAGS", "").split()
+    # The first word holds the one-letter flags, if there are any.
+    return bool(flags) and not flags[0].startswith("--") and "=" not in flags[0] \
+        and "n" in flags[0].lstrip("-")
+
+
 def main():
     args = sys.argv[1:]
     if len(args) < 4 or args[0] != "run" or args[2] != "--" or not re.fullmatch(r"[\w.-]+", args[1]):
         sys.exit(__doc__)
+    if dry_run():
+        os.execvp(args[3], args[3:])
     sys.exit(run(args[1], args[3:]))
 
 

@@ -28,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "asym_fit.h"
+#include "asym_fit_machine.h"
 #include "idle_pick_machine.h"
 #include "sched_rust.h"
 #include "sparsemask.h"
@@ -100,11 +100,18 @@ struct bench {
 	unsigned int distance[MAX_NODES * MAX_NODES];
 	u16 order[MAX_NODES * MAX_NODES];
 
-	/* asym fit: a synthetic asym domain of all the CPUs, as in the kernel's */
-	unsigned long capacity[MAX_CPUS], capacity_orig[MAX_CPUS], actual[MAX_CPUS];
-	bool idle_busy[MAX_CPUS], idle_all[MAX_CPUS];
+	/*
+	 * asym fit: a synthetic asym domain of all the CPUs, as in the
+	 * kernel's, as described CPUs (asym_fit_machine.h): one busy thread
+	 * per core ("scan full"), all idle ("scan first"), every fourth core
+	 * busy ("fits cpu")
+	 */
+	struct asym_bench_machine {
+		struct asym_machine m;
+		struct asym_machine_cpu cpus[MAX_CPUS];
+		struct asym_machine_cpu *chunks[DIV_ROUND_UP(MAX_CPUS, ASYM_MACHINE_CHUNK)];
+	} asym_busy, asym_all, asym_fits;
 	unsigned long asym_cpus[WORDS];
-	struct asym_cpu_view views[MAX_CPUS];
 };
 
 /* ---- sparsemask ---- */
@@ -276,99 +283,6 @@ static __noinline unsigned long rust_idle_hit_numadist(struct bench *b) { return
 
 /* ---- asym capacity fit ---- */
 
-struct asym_machine {
-	struct bench *b;
-	const bool *idle;
-	const struct asym_fit_task *task;	/* the C body's uclamp_used() */
-	bool cleared;				/* the C body's clear_idle_cores() */
-};
-
-static bool asym_core_idle(const struct asym_machine *m, int cpu)
-{
-	int core = cpu & ~1, sibling;
-
-	for (sibling = core; sibling < core + 2; sibling++)
-		if (sibling != cpu && !m->idle[sibling])
-			return false;
-	return true;
-}
-
-/* The C body's accessors (fair.c passes the run queues' ones). */
-static unsigned long asym_m_capacity(void *ctx, int cpu)
-{
-	return ((struct asym_machine *)ctx)->b->capacity[cpu];
-}
-
-static unsigned long asym_m_capacity_orig(void *ctx, int cpu)
-{
-	return ((struct asym_machine *)ctx)->b->capacity_orig[cpu];
-}
-
-static unsigned long asym_m_actual(void *ctx, int cpu)
-{
-	return ((struct asym_machine *)ctx)->b->actual[cpu];
-}
-
-static bool asym_m_core_idle(void *ctx, int cpu)
-{
-	return asym_core_idle(ctx, cpu);
-}
-
-static bool asym_m_idle(void *ctx, int cpu)
-{
-	return ((struct asym_machine *)ctx)->idle[cpu];
-}
-
-static bool asym_m_uclamp_used(void *ctx)
-{
-	return ((struct asym_machine *)ctx)->task->uclamp_used;
-}
-
-static bool asym_m_smt_active(void *ctx)
-{
-	return true;
-}
-
-static void asym_m_clear_idle_cores(void *ctx, int target)
-{
-	((struct asym_machine *)ctx)->cleared = true;
-}
-
-static const struct asym_cpu_ops asym_machine_ops = {
-	.capacity = asym_m_capacity, .capacity_orig = asym_m_capacity_orig,
-	.actual_capacity = asym_m_actual, .core_idle = asym_m_core_idle,
-	.idle = asym_m_idle, .uclamp_used = asym_m_uclamp_used,
-	.smt_active = asym_m_smt_active, .clear_idle_cores = asym_m_clear_idle_cores,
-};
-
-/* "fits cpu": the views filled in advance. */
-static unsigned long asym_v_capacity(void *ctx, int cpu)
-{
-	return ((struct asym_machine *)ctx)->b->views[cpu].capacity;
-}
-
-static unsigned long asym_v_capacity_orig(void *ctx, int cpu)
-{
-	return ((struct asym_machine *)ctx)->b->views[cpu].capacity_orig;
-}
-
-static unsigned long asym_v_actual(void *ctx, int cpu)
-{
-	return ((struct asym_machine *)ctx)->b->views[cpu].actual_capacity;
-}
-
-static bool asym_v_core_idle(void *ctx, int cpu)
-{
-	return ((struct asym_machine *)ctx)->b->views[cpu].core_idle;
-}
-
-static const struct asym_cpu_ops asym_view_ops = {
-	.capacity = asym_v_capacity, .capacity_orig = asym_v_capacity_orig,
-	.actual_capacity = asym_v_actual, .core_idle = asym_v_core_idle,
-	.idle = asym_m_idle, .uclamp_used = asym_m_uclamp_used,
-	.smt_active = asym_m_smt_active, .clear_idle_cores = asym_m_clear_idle_cores,
-};
-
 static const struct asym_fit_task asym_small_task = {
 	.util = 300, .uclamp_min = 0, .uclamp_max = SCHED_CAPACITY_SCALE, .uclamp_used = true,
 };
@@ -381,31 +295,17 @@ static const struct asym_fit_task asym_fits_tasks[4] = {
 };
 
 /*
- * fair.c's asym_idle_cpu_view() over the machine @arg (SMT2, siblings 2n,
- * 2n+1), under fair.c's name: the Rust scan calls it directly, as it calls
- * fair.c's in the kernel.
+ * The machine's view callback under fair.c's name, asym_idle_cpu_view():
+ * the Rust scan calls it directly, as it calls fair.c's in the kernel.
  */
 bool asym_idle_cpu_view(void *arg, int cpu, unsigned int want, struct asym_cpu_view *view)
 {
-	const struct asym_machine *m = arg;
-	const struct bench *b = m->b;
-
-	if (!m->idle[cpu])
-		return false;
-	view->capacity = b->capacity[cpu];
-	if (want & ASYM_VIEW_UCLAMP) {
-		view->capacity_orig = b->capacity_orig[cpu];
-		view->actual_capacity = b->actual[cpu];
-	}
-	if (want & ASYM_VIEW_CORE)
-		view->core_idle = asym_core_idle(m, cpu);
-	return true;
+	return asym_machine_view(arg, cpu, want, view);
 }
 
-static __always_inline unsigned long asym_scan_batch(struct bench *b, const bool *idle,
+static __always_inline unsigned long asym_scan_batch(struct bench *b, struct asym_machine *m,
 						     int repeat, bool rust)
 {
-	struct asym_machine m = { b, idle, &asym_small_task, false };
 	struct asym_scan scan = {
 		.cpus = b->asym_cpus, .nbits = b->cpus, .has_idle_core = true,
 	};
@@ -415,18 +315,13 @@ static __always_inline unsigned long asym_scan_batch(struct bench *b, const bool
 
 	for (r = 0; r < repeat; r++) {
 		for (scan.target = 0; scan.target < b->cpus; scan.target++) {
-			if (rust)
+			asym_machine_reset(m);
+			if (rust) {
 				cpu = sched_rust_select_idle_capacity(&asym_small_task, &scan,
-								      asym_idle_cpu_view, &m, &clear);
-			else {
-				m.cleared = false;
-				cpu = __select_idle_capacity(&asym_machine_ops, &m, b->asym_cpus,
-							     b->cpus, scan.target,
-							     asym_small_task.util,
-							     asym_small_task.uclamp_min,
-							     asym_small_task.uclamp_max, INT_MAX,
-							     scan.has_idle_core);
-				clear = m.cleared;
+								      asym_idle_cpu_view, m, &clear);
+			} else {
+				cpu = asym_machine_select_idle_capacity(m, &asym_small_task, &scan);
+				clear = m->cleared;
 			}
 			sum += 2 * (cpu + 1) + clear;
 		}
@@ -435,39 +330,40 @@ static __always_inline unsigned long asym_scan_batch(struct bench *b, const bool
 }
 
 /* One scan function per language, as for the idle pick above. */
-static __noinline unsigned long asym_scan_c(struct bench *b, const bool *idle, int repeat)
+static __noinline unsigned long asym_scan_c(struct bench *b, struct asym_machine *m, int repeat)
 {
-	return asym_scan_batch(b, idle, repeat, false);
+	return asym_scan_batch(b, m, repeat, false);
 }
 
-static __noinline unsigned long asym_scan_rust(struct bench *b, const bool *idle, int repeat)
+static __noinline unsigned long asym_scan_rust(struct bench *b, struct asym_machine *m,
+					       int repeat)
 {
-	return asym_scan_batch(b, idle, repeat, true);
+	return asym_scan_batch(b, m, repeat, true);
 }
 
 static __noinline unsigned long c_asym_full(struct bench *b)
 {
-	return asym_scan_c(b, b->idle_busy, 1);
+	return asym_scan_c(b, &b->asym_busy.m, 1);
 }
 
 static __noinline unsigned long rust_asym_full(struct bench *b)
 {
-	return asym_scan_rust(b, b->idle_busy, 1);
+	return asym_scan_rust(b, &b->asym_busy.m, 1);
 }
 
 static __noinline unsigned long c_asym_first(struct bench *b)
 {
-	return asym_scan_c(b, b->idle_all, REPEAT);
+	return asym_scan_c(b, &b->asym_all.m, REPEAT);
 }
 
 static __noinline unsigned long rust_asym_first(struct bench *b)
 {
-	return asym_scan_rust(b, b->idle_all, REPEAT);
+	return asym_scan_rust(b, &b->asym_all.m, REPEAT);
 }
 
 static __always_inline unsigned long asym_fits_batch(struct bench *b, bool rust)
 {
-	struct asym_machine m = { b, NULL, NULL, false };
+	struct asym_machine *m = &b->asym_fits.m;
 	const struct asym_fit_task *task;
 	unsigned long sum = 0;
 	int r, cpu;
@@ -475,13 +371,12 @@ static __always_inline unsigned long asym_fits_batch(struct bench *b, bool rust)
 
 	for (r = 0; r < REPEAT; r++) {
 		task = &asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)];
-		m.task = task;
 		for (cpu = 0; cpu < b->cpus; cpu++) {
 			if (rust)
-				fits = sched_rust_asym_fits_cpu(task, true, &b->views[cpu]);
+				fits = sched_rust_asym_fits_cpu(task, true,
+								&asym_machine_cpu(m, cpu)->view);
 			else
-				fits = __asym_fits_cpu(&asym_view_ops, &m, task->util,
-						       task->uclamp_min, task->uclamp_max, cpu);
+				fits = asym_machine_asym_fits_cpu(m, task, cpu);
 			sum += fits * (cpu + 1);
 		}
 	}
@@ -535,6 +430,7 @@ static __always_inline unsigned long empty_test_batch(struct bench *b, bool rust
 
 static __always_inline unsigned long empty_fits_batch(struct bench *b, bool rust)
 {
+	struct asym_machine *m = &b->asym_fits.m;
 	const struct asym_fit_task *task;
 	unsigned long sum = 0;
 	int r, cpu;
@@ -544,9 +440,11 @@ static __always_inline unsigned long empty_fits_batch(struct bench *b, bool rust
 		task = &asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)];
 		for (cpu = 0; cpu < b->cpus; cpu++) {
 			if (rust)
-				fits = bench_rust_empty_fits(task, true, &b->views[cpu]);
+				fits = bench_rust_empty_fits(task, true,
+							     &asym_machine_cpu(m, cpu)->view);
 			else
-				fits = bench_c_empty_fits(task, true, &b->views[cpu]);
+				fits = bench_c_empty_fits(task, true,
+							  &asym_machine_cpu(m, cpu)->view);
 			sum += fits * (cpu + 1);
 		}
 	}
@@ -640,6 +538,39 @@ static unsigned int rnd(void)
 	return rnd_state;
 }
 
+/* The asym fit's machines: which CPUs are idle, and which cores. */
+enum asym_bench_layout {
+	ASYM_BUSY_SIBLING,	/* one busy thread per core, alternating */
+	ASYM_ALL_IDLE,
+	ASYM_FOURTH_CORE_BUSY,	/* idle CPUs, every fourth core not idle */
+};
+
+static void asym_bench_machine(struct asym_bench_machine *am, int nr_cpus,
+			       enum asym_bench_layout layout)
+{
+	struct asym_machine_cpu *c;
+	int cpu, i;
+
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		c = &am->cpus[cpu];
+		c->view.capacity_orig = cpu < nr_cpus / 2 ? 512 : SCHED_CAPACITY_SCALE;
+		c->view.capacity = c->view.capacity_orig - 8 * (cpu % 7);
+		c->view.actual_capacity = c->view.capacity_orig - 16 * (cpu % 3);
+		c->idle = layout != ASYM_BUSY_SIBLING || cpu % 2 != (cpu / 2) % 2;
+	}
+	/* is_core_idle() of SMT2 cores (siblings 2n, 2n+1) */
+	for (cpu = 0; cpu < nr_cpus; cpu++)
+		am->cpus[cpu].view.core_idle = layout == ASYM_FOURTH_CORE_BUSY ?
+					       (cpu / 2) % 4 != 3 :
+					       cpu + 1 - 2 * (cpu % 2) >= nr_cpus ||
+					       am->cpus[cpu + 1 - 2 * (cpu % 2)].idle;
+	for (i = 0; i < ARRAY_SIZE(am->chunks); i++)
+		am->chunks[i] = asym_machine_chunk(am->cpus, i);
+	am->m = (struct asym_machine) {
+		.chunks = am->chunks, .nr_cpus = nr_cpus, .smt_active = true,
+	};
+}
+
 static void bench_init(struct bench *b, const struct topology *t)
 {
 	int cpu, n, to, set = 0;
@@ -703,20 +634,9 @@ static void bench_init(struct bench *b, const struct topology *t)
 	};
 	b->machine = (struct idle_machine) { .mach = &b->mach, .state = IDLE_STATE };
 
-	for (cpu = 0; cpu < t->cpus; cpu++) {
-		b->capacity_orig[cpu] = cpu < t->cpus / 2 ? 512 : SCHED_CAPACITY_SCALE;
-		b->capacity[cpu] = b->capacity_orig[cpu] - 8 * (cpu % 7);
-		b->actual[cpu] = b->capacity_orig[cpu] - 16 * (cpu % 3);
-		/* One busy thread per core, alternating between siblings. */
-		b->idle_busy[cpu] = cpu % 2 != (cpu / 2) % 2;
-		b->idle_all[cpu] = true;
-		b->views[cpu] = (struct asym_cpu_view) {
-			.capacity = b->capacity[cpu],
-			.capacity_orig = b->capacity_orig[cpu],
-			.actual_capacity = b->actual[cpu],
-			.core_idle = (cpu / 2) % 4 != 3,	/* every fourth core busy */
-		};
-	}
+	asym_bench_machine(&b->asym_busy, t->cpus, ASYM_BUSY_SIBLING);
+	asym_bench_machine(&b->asym_all, t->cpus, ASYM_ALL_IDLE);
+	asym_bench_machine(&b->asym_fits, t->cpus, ASYM_FOURTH_CORE_BUSY);
 	bitmap_fill(b->asym_cpus, t->cpus);
 }
 

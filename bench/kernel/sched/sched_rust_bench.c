@@ -354,6 +354,8 @@ static void idle_bench_header(struct seq_file *m)
 #endif
 
 #ifdef CONFIG_SCHED_RUST_ASYM_FIT
+#include "asym_fit_machine.h"
+
 /*
  * The asymmetric capacity fit on a synthetic 128-CPU asym domain of 64
  * SMT2 cores, like the KUnit suite's machines: CPUs 0-63 of capacity 512,
@@ -361,10 +363,11 @@ static void idle_bench_header(struct seq_file *m)
  * pressure (the actual capacity), varying by CPU so that the best-capacity
  * tie-break has work to do. One call per select_idle_capacity(): the C scan
  * is fair.c's own body (asym_fit.h's __select_idle_capacity()), inlined
- * into the loop with a constant table of accessors over the machine, as
- * fair.c inlines it with the run queues' accessors; the Rust scan is one
- * call across the boundary and an indirect call per CPU it reaches, to a
- * view callback that reads the same machine.
+ * into the loop with the constant table of accessors of the described CPUs
+ * (asym_fit_machine.h, as the KUnit suite's), as fair.c inlines it with
+ * the run queues' accessors; the Rust scan is one call across the boundary
+ * and an indirect call per CPU it reaches, to the machine's view callback,
+ * which reads the same CPUs. Both record the CPUs they ask about.
  *
  * "scan full": on every core one sibling is busy, yet the idle-cores hint
  * is set (a stale hint, which the scan clears): no CPU is on a preferred
@@ -374,9 +377,9 @@ static void idle_bench_header(struct seq_file *m)
  * core, and the scan returns at the first CPU it reaches.
  * "fits cpu": asym_fits_cpu()'s test with SMT active on views filled in
  * advance (the Rust path fills one per call in fair.c, a cost on the C
- * side of the boundary; the C body reads the same views through its
- * accessors), for four tasks: small, big (fits only 1024), boosted by uclamp_min past the
- * little CPUs, too big for any CPU.
+ * side of the boundary; the C body reads the same views through the
+ * machine's accessors), for four tasks: small, big (fits only 1024),
+ * boosted by uclamp_min past the little CPUs, too big for any CPU.
  */
 #define ASYM_CPUS		128
 #define ASYM_THREADS		2
@@ -384,16 +387,16 @@ static void idle_bench_header(struct seq_file *m)
 #define ASYM_FIRST_CALLS	(BENCH_REPEAT * ASYM_CPUS)
 #define ASYM_FITS_CALLS		(BENCH_REPEAT * ASYM_CPUS)
 
+/* A machine of described CPUs (asym_fit_machine.h) and its span. */
 struct asym_bench {
-	unsigned long capacity[ASYM_CPUS];	/* capacity_of() */
-	unsigned long capacity_orig[ASYM_CPUS];	/* arch_scale_cpu_capacity() */
-	unsigned long actual[ASYM_CPUS];	/* get_actual_cpu_capacity() */
-	bool idle[ASYM_CPUS];			/* idle_cpu() = choose_idle_cpu() */
-	DECLARE_BITMAP(cpus, ASYM_CPUS);	/* span & p->cpus_ptr */
+	struct asym_machine m;
+	struct asym_machine_cpu cpus[ASYM_CPUS];
+	struct asym_machine_cpu *chunks[DIV_ROUND_UP(ASYM_CPUS, ASYM_MACHINE_CHUNK)];
+	DECLARE_BITMAP(span, ASYM_CPUS);	/* span & p->cpus_ptr */
 };
 
-static struct asym_bench asym_busy_sibling, asym_all_idle;
-static struct asym_cpu_view asym_views[ASYM_CPUS];
+/* "scan full", "scan first" and "fits cpu" */
+static struct asym_bench asym_busy_sibling, asym_all_idle, asym_fits_machine;
 
 /* uclamp in use, no clamp on this task: the scan asks for every field. */
 static const struct asym_fit_task asym_small_task = {
@@ -409,130 +412,6 @@ static const struct asym_fit_task asym_fits_tasks[4] = {
 	{ .util = 900, .uclamp_max = SCHED_CAPACITY_SCALE, .uclamp_used = true },
 };
 
-/* The C body's accessors over a machine and a task. */
-struct asym_bench_ctx {
-	const struct asym_bench *b;
-	const struct asym_fit_task *task;
-	const struct asym_cpu_view *views;	/* "fits cpu" */
-	bool cleared;
-};
-
-static bool asym_bench_core_idle(const struct asym_bench *b, int cpu)
-{
-	int core = cpu & ~(ASYM_THREADS - 1), sibling;
-
-	for (sibling = core; sibling < core + ASYM_THREADS; sibling++)
-		if (sibling != cpu && !b->idle[sibling])
-			return false;
-	return true;
-}
-
-static __always_inline struct asym_bench_ctx *bench_ctx(void *ctx)
-{
-	return ctx;
-}
-
-static unsigned long asym_bench_capacity(void *ctx, int cpu)
-{
-	return bench_ctx(ctx)->b->capacity[cpu];
-}
-
-static unsigned long asym_bench_capacity_orig(void *ctx, int cpu)
-{
-	return bench_ctx(ctx)->b->capacity_orig[cpu];
-}
-
-static unsigned long asym_bench_actual(void *ctx, int cpu)
-{
-	return bench_ctx(ctx)->b->actual[cpu];
-}
-
-static bool asym_bench_ops_core_idle(void *ctx, int cpu)
-{
-	return asym_bench_core_idle(bench_ctx(ctx)->b, cpu);
-}
-
-static bool asym_bench_idle(void *ctx, int cpu)
-{
-	return bench_ctx(ctx)->b->idle[cpu];
-}
-
-static bool asym_bench_uclamp_used(void *ctx)
-{
-	return bench_ctx(ctx)->task->uclamp_used;
-}
-
-static bool asym_bench_smt_active(void *ctx)
-{
-	return true;
-}
-
-static void asym_bench_clear_idle_cores(void *ctx, int target)
-{
-	bench_ctx(ctx)->cleared = true;
-}
-
-static const struct asym_cpu_ops asym_bench_ops = {
-	.capacity		= asym_bench_capacity,
-	.capacity_orig		= asym_bench_capacity_orig,
-	.actual_capacity	= asym_bench_actual,
-	.core_idle		= asym_bench_ops_core_idle,
-	.idle			= asym_bench_idle,
-	.uclamp_used		= asym_bench_uclamp_used,
-	.smt_active		= asym_bench_smt_active,
-	.clear_idle_cores	= asym_bench_clear_idle_cores,
-};
-
-/* "fits cpu": the same accessors, over the views filled in advance. */
-static unsigned long asym_view_capacity(void *ctx, int cpu)
-{
-	return bench_ctx(ctx)->views[cpu].capacity;
-}
-
-static unsigned long asym_view_capacity_orig(void *ctx, int cpu)
-{
-	return bench_ctx(ctx)->views[cpu].capacity_orig;
-}
-
-static unsigned long asym_view_actual(void *ctx, int cpu)
-{
-	return bench_ctx(ctx)->views[cpu].actual_capacity;
-}
-
-static bool asym_view_core_idle(void *ctx, int cpu)
-{
-	return bench_ctx(ctx)->views[cpu].core_idle;
-}
-
-static const struct asym_cpu_ops asym_view_ops = {
-	.capacity		= asym_view_capacity,
-	.capacity_orig		= asym_view_capacity_orig,
-	.actual_capacity	= asym_view_actual,
-	.core_idle		= asym_view_core_idle,
-	.idle			= asym_bench_idle,
-	.uclamp_used		= asym_bench_uclamp_used,
-	.smt_active		= asym_bench_smt_active,
-	.clear_idle_cores	= asym_bench_clear_idle_cores,
-};
-
-/* The view callback, as fair.c's asym_idle_cpu_view() over the machine @arg. */
-static bool asym_bench_view(void *arg, int cpu, unsigned int want,
-			    struct asym_cpu_view *view)
-{
-	const struct asym_bench *b = arg;
-
-	if (!b->idle[cpu])
-		return false;
-	view->capacity = b->capacity[cpu];
-	if (want & ASYM_VIEW_UCLAMP) {
-		view->capacity_orig = b->capacity_orig[cpu];
-		view->actual_capacity = b->actual[cpu];
-	}
-	if (want & ASYM_VIEW_CORE)
-		view->core_idle = asym_bench_core_idle(b, cpu);
-	return true;
-}
-
 /*
  * @repeat scans from every target in turn; C and Rust fold the same way.
  * One function per language (below), so that each scan has one call site,
@@ -545,28 +424,22 @@ asym_scan_batch(struct asym_bench *b, const struct asym_fit_task *task,
 		int repeat, bool rust)
 {
 	struct asym_scan scan = {
-		.cpus = b->cpus, .nbits = ASYM_CPUS, .has_idle_core = true,
+		.cpus = b->span, .nbits = ASYM_CPUS, .has_idle_core = true,
 	};
-	struct asym_bench_ctx ctx = { .b = b, .task = task };
 	unsigned long sum = 0;
 	bool clear;
 	int r, cpu;
 
 	for (r = 0; r < repeat; r++) {
 		for (scan.target = 0; scan.target < ASYM_CPUS; scan.target++) {
+			asym_machine_reset(&b->m);
 			if (rust) {
 				cpu = sched_rust_select_idle_capacity(task, &scan,
-								      asym_bench_view,
-								      b, &clear);
+								      asym_machine_view,
+								      &b->m, &clear);
 			} else {
-				ctx.cleared = false;
-				cpu = __select_idle_capacity(&asym_bench_ops, &ctx,
-							     b->cpus, ASYM_CPUS,
-							     scan.target, task->util,
-							     task->uclamp_min,
-							     task->uclamp_max, INT_MAX,
-							     scan.has_idle_core);
-				clear = ctx.cleared;
+				cpu = asym_machine_select_idle_capacity(&b->m, task, &scan);
+				clear = b->m.cleared;
 			}
 			sum += 2 * (cpu + 1) + clear;
 		}
@@ -608,7 +481,7 @@ static unsigned long asym_first_rust(struct sparsemask *unused)
 
 static __always_inline unsigned long asym_fits_batch(bool rust)
 {
-	struct asym_bench_ctx ctx = { .views = asym_views };
+	struct asym_machine *m = &asym_fits_machine.m;
 	const struct asym_fit_task *task;
 	unsigned long sum = 0;
 	int r, cpu;
@@ -616,14 +489,12 @@ static __always_inline unsigned long asym_fits_batch(bool rust)
 
 	for (r = 0; r < BENCH_REPEAT; r++) {
 		task = &asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)];
-		ctx.task = task;
 		for (cpu = 0; cpu < ASYM_CPUS; cpu++) {
 			if (rust)
-				fits = sched_rust_asym_fits_cpu(task, true, &asym_views[cpu]);
+				fits = sched_rust_asym_fits_cpu(task, true,
+								&asym_machine_cpu(m, cpu)->view);
 			else
-				fits = __asym_fits_cpu(&asym_view_ops, &ctx, task->util,
-						       task->uclamp_min,
-						       task->uclamp_max, cpu);
+				fits = asym_machine_asym_fits_cpu(m, task, cpu);
 			sum += fits * (cpu + 1);
 		}
 	}
@@ -640,36 +511,51 @@ static unsigned long asym_fits_rust(struct sparsemask *unused)
 	return asym_fits_batch(true);
 }
 
-static void asym_machine_init(struct asym_bench *b, bool busy_sibling)
+/* is_core_idle() on the machine being described: every sibling idle. */
+static bool asym_bench_core_idle(const struct asym_bench *b, int cpu)
 {
+	int core = cpu & ~(ASYM_THREADS - 1), sibling;
+
+	for (sibling = core; sibling < core + ASYM_THREADS; sibling++)
+		if (sibling != cpu && !b->cpus[sibling].idle)
+			return false;
+	return true;
+}
+
+static void asym_bench_machine(struct asym_bench *b, bool busy_sibling)
+{
+	struct asym_cpu_view *v;
 	int cpu;
 
 	for (cpu = 0; cpu < ASYM_CPUS; cpu++) {
-		b->capacity_orig[cpu] = cpu < ASYM_CPUS / 2 ? 512 : SCHED_CAPACITY_SCALE;
-		b->capacity[cpu] = b->capacity_orig[cpu] - 8 * (cpu % 7);
-		b->actual[cpu] = b->capacity_orig[cpu] - 16 * (cpu % 3);
+		v = &b->cpus[cpu].view;
+		v->capacity_orig = cpu < ASYM_CPUS / 2 ? 512 : SCHED_CAPACITY_SCALE;
+		v->capacity = v->capacity_orig - 8 * (cpu % 7);
+		v->actual_capacity = v->capacity_orig - 16 * (cpu % 3);
 		/* One busy thread per core, alternating between siblings. */
-		b->idle[cpu] = !busy_sibling ||
-			       cpu % ASYM_THREADS != (cpu / ASYM_THREADS) % ASYM_THREADS;
+		b->cpus[cpu].idle = !busy_sibling ||
+				    cpu % ASYM_THREADS != (cpu / ASYM_THREADS) % ASYM_THREADS;
 	}
-	bitmap_fill(b->cpus, ASYM_CPUS);
+	for (cpu = 0; cpu < ASYM_CPUS; cpu++)
+		b->cpus[cpu].view.core_idle = asym_bench_core_idle(b, cpu);
+	for (cpu = 0; cpu < ARRAY_SIZE(b->chunks); cpu++)
+		b->chunks[cpu] = asym_machine_chunk(b->cpus, cpu);
+	b->m = (struct asym_machine) {
+		.chunks = b->chunks, .nr_cpus = ASYM_CPUS, .smt_active = true,
+	};
+	bitmap_fill(b->span, ASYM_CPUS);
 }
 
 static void asym_bench_init(void)
 {
 	int cpu;
 
-	asym_machine_init(&asym_busy_sibling, true);
-	asym_machine_init(&asym_all_idle, false);
-	/* Every fourth core has a busy sibling. */
-	for (cpu = 0; cpu < ASYM_CPUS; cpu++) {
-		asym_views[cpu] = (struct asym_cpu_view) {
-			.capacity = asym_all_idle.capacity[cpu],
-			.capacity_orig = asym_all_idle.capacity_orig[cpu],
-			.actual_capacity = asym_all_idle.actual[cpu],
-			.core_idle = (cpu / ASYM_THREADS) % 4 != 3,
-		};
-	}
+	asym_bench_machine(&asym_busy_sibling, true);
+	asym_bench_machine(&asym_all_idle, false);
+	/* For "fits cpu": every fourth core has a busy sibling. */
+	asym_bench_machine(&asym_fits_machine, false);
+	for (cpu = 0; cpu < ASYM_CPUS; cpu++)
+		asym_fits_machine.cpus[cpu].view.core_idle = (cpu / ASYM_THREADS) % 4 != 3;
 }
 
 static void asym_bench_header(struct seq_file *m)

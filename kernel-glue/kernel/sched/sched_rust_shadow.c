@@ -25,9 +25,7 @@
 #include "sched_rust_shadow.h"
 #include "sparsemask.h"
 #include "steal_search.h"
-#ifdef CONFIG_SCHED_RUST_ASYM_FIT
-#include "asym_fit.h"
-#endif
+#include "asym_fit_machine.h"	/* also sizes the copy without the fit */
 #ifdef CONFIG_SCHED_RUST_IDLE_PICK
 #include "ext/idle_pick.h"
 #endif
@@ -109,11 +107,10 @@ static void shadow_skip(enum shadow_helper helper, enum shadow_skip why)
  * and not with its square, in allocations that stay small at 8192 CPUs
  * (sched_rust_shadow_alloc_sizes()).
  */
-#define ASYM_SHADOW_CHUNK	256	/* CPUs per allocation of the scan's copy */
-
 struct asym_shadow_copy {
 	raw_spinlock_t lock;
-	struct asym_shadow_cpu **chunks;	/* [nr_cpu_ids / ASYM_SHADOW_CHUNK] */
+	/* described CPUs (asym_fit_machine.h), nr_cpu_ids of them */
+	struct asym_machine_cpu **chunks;
 };
 
 struct steal_shadow_copy {
@@ -136,9 +133,9 @@ void sched_rust_shadow_alloc_sizes(unsigned int nr_cpus, unsigned int nr_nodes,
 	 */
 	size_t mask = max_t(size_t, BITS_TO_LONGS(nr_cpus) * sizeof(long), cpumask_size());
 
-	sizes[SHADOW_ALLOC_ASYM_TABLE] = DIV_ROUND_UP(nr_cpus, ASYM_SHADOW_CHUNK) *
-					 sizeof(struct asym_shadow_cpu *);
-	sizes[SHADOW_ALLOC_ASYM_CHUNK] = ASYM_SHADOW_CHUNK * sizeof(struct asym_shadow_cpu);
+	sizes[SHADOW_ALLOC_ASYM_TABLE] = DIV_ROUND_UP(nr_cpus, ASYM_MACHINE_CHUNK) *
+					 sizeof(struct asym_machine_cpu *);
+	sizes[SHADOW_ALLOC_ASYM_CHUNK] = ASYM_MACHINE_CHUNK * sizeof(struct asym_machine_cpu);
 	/* The steal series' cfs_overload_cpus, one per LLC, is this size. */
 	sizes[SHADOW_ALLOC_OVERLOAD] = sparsemask_size(nr_cpus, SMASK_DENSITY_DEFAULT);
 	sizes[SHADOW_ALLOC_SIBLINGS] = mask;
@@ -150,112 +147,19 @@ void sched_rust_shadow_alloc_sizes(unsigned int nr_cpus, unsigned int nr_nodes,
 }
 
 #ifdef CONFIG_SCHED_RUST_ASYM_FIT
-/*
- * The described CPUs of asym_fit.h's bodies: the copy of the caller's CPUs,
- * or a single view. The idle-cores hint is recorded, not cleared.
- */
-struct asym_shadow_ctx {
-	struct asym_shadow_cpu * const *cpus;	/* NULL: @one for any CPU */
-	const struct asym_cpu_view *one;
-	bool uclamp_used;
-	bool smt_active;
-	bool cleared;
-};
-
-/* @cpu's entry in the chunks of the scan's copy. */
-static __always_inline struct asym_shadow_cpu *
-asym_shadow_cpu(struct asym_shadow_cpu * const *chunks, int cpu)
-{
-	return &chunks[cpu / ASYM_SHADOW_CHUNK][cpu % ASYM_SHADOW_CHUNK];
-}
-
-static __always_inline const struct asym_cpu_view *
-asym_shadow_view(void *ctx, int cpu)
-{
-	struct asym_shadow_ctx *c = ctx;
-
-	return c->cpus ? &asym_shadow_cpu(c->cpus, cpu)->view : c->one;
-}
-
-static unsigned long asym_shadow_capacity(void *ctx, int cpu)
-{
-	return asym_shadow_view(ctx, cpu)->capacity;
-}
-
-static unsigned long asym_shadow_capacity_orig(void *ctx, int cpu)
-{
-	return asym_shadow_view(ctx, cpu)->capacity_orig;
-}
-
-static unsigned long asym_shadow_actual_capacity(void *ctx, int cpu)
-{
-	return asym_shadow_view(ctx, cpu)->actual_capacity;
-}
-
-static bool asym_shadow_core_idle(void *ctx, int cpu)
-{
-	return asym_shadow_view(ctx, cpu)->core_idle;
-}
-
-static bool asym_shadow_idle(void *ctx, int cpu)
-{
-	struct asym_shadow_ctx *c = ctx;
-
-	return c->cpus && asym_shadow_cpu(c->cpus, cpu)->idle;
-}
-
-static bool asym_shadow_uclamp_used(void *ctx)
-{
-	return ((struct asym_shadow_ctx *)ctx)->uclamp_used;
-}
-
-static bool asym_shadow_smt_active(void *ctx)
-{
-	return ((struct asym_shadow_ctx *)ctx)->smt_active;
-}
-
-static void asym_shadow_clear_idle_cores(void *ctx, int target)
-{
-	((struct asym_shadow_ctx *)ctx)->cleared = true;
-}
-
-static const struct asym_cpu_ops asym_shadow_ops = {
-	.capacity		= asym_shadow_capacity,
-	.capacity_orig		= asym_shadow_capacity_orig,
-	.actual_capacity	= asym_shadow_actual_capacity,
-	.core_idle		= asym_shadow_core_idle,
-	.idle			= asym_shadow_idle,
-	.uclamp_used		= asym_shadow_uclamp_used,
-	.smt_active		= asym_shadow_smt_active,
-	.clear_idle_cores	= asym_shadow_clear_idle_cores,
-};
-
-/* The Rust scan's view callback over the same copy. */
-static bool asym_shadow_view_fn(void *arg, int cpu, unsigned int want,
-				struct asym_cpu_view *view)
-{
-	const struct asym_shadow_cpu *c = asym_shadow_cpu(arg, cpu);
-
-	if (!c->idle)
-		return false;
-	*view = c->view;
-	return true;
-}
-
 void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
 					    const struct asym_scan *scan,
 					    bool smt_active,
 					    void (*fill)(void *arg, int cpu,
-							 struct asym_shadow_cpu *copy),
+							 struct asym_cpu_view *view,
+							 bool *idle),
 					    void *arg, bool rust)
 {
 	struct asym_shadow_copy *copy = READ_ONCE(asym_shadow);
-	struct asym_shadow_ctx ctx = {
-		.uclamp_used = task->uclamp_used, .smt_active = smt_active,
-	};
-	bool rust_cleared = false;
+	struct asym_machine m = { .nr_cpus = nr_cpu_ids, .smt_active = smt_active };
+	struct asym_machine_cpu *c;
+	bool c_cleared, rust_cleared = false;
 	unsigned long irq_flags;
-	int nr = INT_MAX;
 	int c_cpu, rust_cpu, cpu;
 	bool differs;
 
@@ -273,31 +177,27 @@ void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
 		return;
 	}
 	/* The CPUs the scan may read, each read once for both scans. */
-	for_each_set_bit(cpu, scan->cpus, scan->nbits)
-		fill(arg, cpu, asym_shadow_cpu(copy->chunks, cpu));
-	ctx.cpus = copy->chunks;
+	m.chunks = copy->chunks;
+	for_each_set_bit(cpu, scan->cpus, scan->nbits) {
+		c = &copy->chunks[cpu / ASYM_MACHINE_CHUNK][cpu % ASYM_MACHINE_CHUNK];
+		fill(arg, cpu, &c->view, &c->idle);
+	}
 
-	/* select_idle_capacity()'s budget (fair.c's), then its scan. */
-	if (!asym_sis_util_budget(scan->sis_util, &scan->nr_idle_scan, &nr))
-		c_cpu = -1;
-	else
-		c_cpu = __select_idle_capacity(&asym_shadow_ops, &ctx, scan->cpus,
-					       scan->nbits, scan->target,
-					       task->util, task->uclamp_min,
-					       task->uclamp_max, nr,
-					       scan->has_idle_core);
-	rust_cpu = sched_rust_select_idle_capacity(task, scan, asym_shadow_view_fn,
-						   copy->chunks, &rust_cleared);
+	asym_machine_reset(&m);
+	c_cpu = asym_machine_select_idle_capacity(&m, task, scan);
+	c_cleared = m.cleared;
+	rust_cpu = sched_rust_select_idle_capacity(task, scan, asym_machine_view,
+						   &m, &rust_cleared);
 	raw_spin_unlock_irqrestore(&copy->lock, irq_flags);
 
-	differs = c_cpu != rust_cpu || ctx.cleared != rust_cleared;
+	differs = c_cpu != rust_cpu || c_cleared != rust_cleared;
 	shadow_count(SHADOW_SELECT_IDLE_CAPACITY, rust, differs);
 	WARN_ONCE(differs,
 		  "sched_rust shadow: select_idle_capacity(target=%d util=%lu uclamp=%lu..%lu/%d nr_idle_scan=%d/%d idle_core=%d cpus=%*pbl): C %d/%d, Rust %d/%d\n",
 		  scan->target, task->util, task->uclamp_min, task->uclamp_max,
 		  task->uclamp_used, scan->nr_idle_scan, scan->sis_util,
 		  scan->has_idle_core, scan->nbits, scan->cpus, c_cpu,
-		  ctx.cleared, rust_cpu, rust_cleared);
+		  c_cleared, rust_cpu, rust_cleared);
 }
 
 void sched_rust_shadow_asym_fits_cpu(const struct asym_fit_task *task,
@@ -305,14 +205,12 @@ void sched_rust_shadow_asym_fits_cpu(const struct asym_fit_task *task,
 				     const struct asym_cpu_view *view, int cpu,
 				     bool rust)
 {
-	struct asym_shadow_ctx ctx = {
-		.one = view, .uclamp_used = task->uclamp_used,
-		.smt_active = smt_active,
-	};
+	struct asym_machine_one one;
 	bool c_fits, rust_fits;
 
-	c_fits = __asym_fits_cpu(&asym_shadow_ops, &ctx, task->util,
-				 task->uclamp_min, task->uclamp_max, cpu);
+	/* CPU 0 of a machine of one CPU, @cpu's view */
+	c_fits = asym_machine_asym_fits_cpu(asym_machine_one(&one, view, smt_active),
+					    task, 0);
 	rust_fits = sched_rust_asym_fits_cpu(task, smt_active, view);
 
 	shadow_count(SHADOW_ASYM_FITS_CPU, rust, c_fits != rust_fits);
@@ -328,13 +226,10 @@ void sched_rust_shadow_util_fits_cpu(const struct asym_fit_task *task,
 				     const struct asym_cpu_view *view, int cpu,
 				     bool rust)
 {
-	struct asym_shadow_ctx ctx = {
-		.one = view, .uclamp_used = task->uclamp_used,
-	};
+	struct asym_machine_one one;
 	int c_fits, rust_fits;
 
-	c_fits = __util_fits_cpu(&asym_shadow_ops, &ctx, task->util,
-				 task->uclamp_min, task->uclamp_max, cpu);
+	c_fits = asym_machine_util_fits_cpu(asym_machine_one(&one, view, false), task, 0);
 	rust_fits = sched_rust_util_fits_cpu(task, view);
 
 	shadow_count(SHADOW_UTIL_FITS_CPU, rust, c_fits != rust_fits);

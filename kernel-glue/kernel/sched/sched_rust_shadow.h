@@ -29,17 +29,12 @@
 
 struct cpumask;
 
-/* One CPU as the capacity scan sees it: choose_idle_cpu(), and its view. */
-struct asym_shadow_cpu {
-	struct asym_cpu_view view;	/* every field filled */
-	bool idle;
-};
-
 /*
  * The scan of select_idle_capacity(): C's __select_idle_capacity() against
  * sched_rust_select_idle_capacity(), the CPU and the idle-cores hint, on
  * one copy of the CPUs the scan may read (@scan->cpus), which @fill writes
- * (with @arg) before either scan runs. The copy is shared by all CPUs:
+ * (with @arg: every field of the view, and choose_idle_cpu()) before either
+ * scan runs. The copy is shared by all CPUs:
  * a call that finds it in use is counted as skipped. @rust: the call site
  * uses the Rust scan.
  */
@@ -47,7 +42,8 @@ void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
 					    const struct asym_scan *scan,
 					    bool smt_active,
 					    void (*fill)(void *arg, int cpu,
-							 struct asym_shadow_cpu *copy),
+							 struct asym_cpu_view *view,
+							 bool *idle),
 					    void *arg, bool rust);
 
 /* __asym_fits_cpu() against sched_rust_asym_fits_cpu() for @view of @cpu. */

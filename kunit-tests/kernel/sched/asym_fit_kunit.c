@@ -14,8 +14,9 @@
  * util_fits_cpu(), asym_fits_cpu() and select_idle_capacity()
  * (__util_fits_cpu(), __asym_fits_cpu(), __select_idle_capacity() in
  * asym_fit.h), which read each CPU through a struct asym_cpu_ops; fair.c
- * passes the run queues' accessors, this suite the described CPUs. The
- * Rust side gets the same CPUs as views (sched_rust.h).
+ * passes the run queues' accessors, this suite those of the described CPUs
+ * of asym_fit_machine.h. The Rust side gets the same CPUs as views, through
+ * the machine's view callback.
  *
  * For select_idle_capacity(), C and Rust must pick the same CPU, make the
  * same idle-cores hint update, and ask whether the same CPUs are idle, in
@@ -34,8 +35,7 @@
 #include <linux/prandom.h>
 #include <linux/slab.h>
 
-#include "asym_fit.h"
-#include "sched_rust.h"
+#include "asym_fit_machine.h"
 
 #define ASYM_TEST_SEED		0xa5f17ULL
 #define ASYM_MAX_CPUS		128
@@ -55,19 +55,6 @@ struct asym_case {
 	struct asym_scan scan;
 };
 
-/*
- * What a scan asked for: the CPUs whose idleness it asked, in order, the
- * fields (Rust), and whether it cleared the idle-cores hint (C).
- */
-struct asym_record {
-	const struct asym_case *c;
-	int seen[ASYM_MAX_CPUS];
-	unsigned int want[ASYM_MAX_CPUS];
-	int nr_seen;
-	bool overflow;
-	bool cleared;
-};
-
 /* is_core_idle(): every other CPU of @cpu's core is idle_cpu(). */
 static bool case_core_idle(const struct asym_case *c, int cpu)
 {
@@ -79,152 +66,53 @@ static bool case_core_idle(const struct asym_case *c, int cpu)
 	return true;
 }
 
-static bool case_choose_idle(const struct asym_case *c, int cpu)
-{
-	return c->idle[cpu] || c->sched_idle[cpu];
-}
-
-/* The whole view of @cpu, as fair.c would fill it with every field. */
-static void case_view(const struct asym_case *c, int cpu, unsigned int want,
-		      struct asym_cpu_view *v)
-{
-	v->capacity = c->capacity[cpu];
-	if (want & ASYM_VIEW_UCLAMP) {
-		v->capacity_orig = c->capacity_orig[cpu];
-		v->actual_capacity = c->capacity_orig[cpu] - c->pressure[cpu];
-	}
-	if (want & ASYM_VIEW_CORE)
-		v->core_idle = case_core_idle(c, cpu);
-}
-
-/* Records @cpu; false if it is outside the case (the scan must not ask). */
-static bool record_cpu(struct asym_record *rec, int cpu, unsigned int want)
-{
-	if (cpu < 0 || cpu >= rec->c->nr_cpus || rec->nr_seen >= ASYM_MAX_CPUS) {
-		rec->overflow = true;
-		return false;
-	}
-	rec->seen[rec->nr_seen] = cpu;
-	rec->want[rec->nr_seen++] = want;
-	return true;
-}
-
-/* The Rust scan's view callback. */
-static bool record_view(void *arg, int cpu, unsigned int want,
-			struct asym_cpu_view *v)
-{
-	struct asym_record *rec = arg;
-	const struct asym_case *c = rec->c;
-
-	if (!record_cpu(rec, cpu, want) || !case_choose_idle(c, cpu))
-		return false;
-	case_view(c, cpu, want, v);
-	return true;
-}
-
 /*
- * The C scan's accessors: the same case, read field by field as fair.c
- * reads the run queues. A CPU outside the case reads as 0 and is recorded
- * as an overflow.
+ * A case as described CPUs (asym_fit_machine.h), with room to record
+ * every CPU a scan asks about. One for the C scan, one for the Rust scan.
  */
-static const struct asym_case *case_of(void *ctx, int cpu)
-{
-	struct asym_record *rec = ctx;
-
-	if (cpu >= 0 && cpu < rec->c->nr_cpus)
-		return rec->c;
-	rec->overflow = true;
-	return NULL;
-}
-
-static unsigned long case_capacity(void *ctx, int cpu)
-{
-	const struct asym_case *c = case_of(ctx, cpu);
-
-	if (!c)
-		return 0;
-	return c->capacity[cpu];
-}
-
-static unsigned long case_capacity_orig(void *ctx, int cpu)
-{
-	const struct asym_case *c = case_of(ctx, cpu);
-
-	if (!c)
-		return 0;
-	return c->capacity_orig[cpu];
-}
-
-static unsigned long case_actual_capacity(void *ctx, int cpu)
-{
-	const struct asym_case *c = case_of(ctx, cpu);
-
-	if (!c)
-		return 0;
-	return c->capacity_orig[cpu] - c->pressure[cpu];
-}
-
-static bool case_ops_core_idle(void *ctx, int cpu)
-{
-	const struct asym_case *c = case_of(ctx, cpu);
-
-	return c && case_core_idle(c, cpu);
-}
-
-static bool case_ops_idle(void *ctx, int cpu)
-{
-	struct asym_record *rec = ctx;
-
-	return record_cpu(rec, cpu, 0) && case_choose_idle(rec->c, cpu);
-}
-
-static bool case_uclamp_used(void *ctx)
-{
-	struct asym_record *rec = ctx;
-
-	return rec->c->task.uclamp_used;
-}
-
-static bool case_smt_active(void *ctx)
-{
-	return true;	/* the scan takes has_idle_core instead */
-}
-
-static void case_clear_idle_cores(void *ctx, int target)
-{
-	struct asym_record *rec = ctx;
-
-	if (target != rec->c->scan.target)
-		rec->overflow = true;
-	rec->cleared = true;
-}
-
-static const struct asym_cpu_ops case_ops = {
-	.capacity		= case_capacity,
-	.capacity_orig		= case_capacity_orig,
-	.actual_capacity	= case_actual_capacity,
-	.core_idle		= case_ops_core_idle,
-	.idle			= case_ops_idle,
-	.uclamp_used		= case_uclamp_used,
-	.smt_active		= case_smt_active,
-	.clear_idle_cores	= case_clear_idle_cores,
+struct case_machine {
+	struct asym_machine m;
+	struct asym_machine_cpu cpus[ASYM_MAX_CPUS];
+	struct asym_machine_cpu *chunks[DIV_ROUND_UP(ASYM_MAX_CPUS, ASYM_MACHINE_CHUNK)];
+	int seen[ASYM_MAX_CPUS];
+	unsigned int want[ASYM_MAX_CPUS];
 };
 
-/*
- * fair.c's select_idle_capacity() on @c: its preamble, which reads the
- * domain's SIS_UTIL budget (the case gives it), then the scan itself.
- */
-static int c_select_idle_capacity(const struct asym_case *c,
-				  struct asym_record *rec)
+static struct asym_machine *case_machine(struct case_machine *cm,
+					 const struct asym_case *c)
 {
-	int nr = INT_MAX;
+	int cpu;
 
-	if (!asym_sis_util_budget(c->scan.sis_util, &c->scan.nr_idle_scan, &nr))
-		return -1;
-	return __select_idle_capacity(&case_ops, rec, c->scan.cpus, c->scan.nbits,
-				      c->scan.target, c->task.util,
-				      c->task.uclamp_min, c->task.uclamp_max,
-				      nr, c->scan.has_idle_core);
+	for (cpu = 0; cpu < c->nr_cpus; cpu++) {
+		cm->cpus[cpu] = (struct asym_machine_cpu) {
+			.view = {
+				.capacity = c->capacity[cpu],
+				.capacity_orig = c->capacity_orig[cpu],
+				.actual_capacity = c->capacity_orig[cpu] - c->pressure[cpu],
+				.core_idle = case_core_idle(c, cpu),
+			},
+			/* choose_idle_cpu(): idle, or running SCHED_IDLE only */
+			.idle = c->idle[cpu] || c->sched_idle[cpu],
+		};
+	}
+	for (cpu = 0; cpu < ARRAY_SIZE(cm->chunks); cpu++)
+		cm->chunks[cpu] = asym_machine_chunk(cm->cpus, cpu);
+	cm->m = (struct asym_machine) {
+		.chunks = cm->chunks, .nr_cpus = c->nr_cpus,
+		.smt_active = true,	/* the scan takes has_idle_core instead */
+		.seen = cm->seen, .want = cm->want, .max_seen = ASYM_MAX_CPUS,
+	};
+	asym_machine_reset(&cm->m);
+	return &cm->m;
+}
+
+/* The machines of check_scan() and case_outcome(): tests run serially. */
+static struct case_machine case_c, case_rust;
+
+/* What a scan asked is well formed: no CPU outside, none left unrecorded. */
+static bool asked_ok(const struct asym_machine *m)
+{
+	return !m->outside && m->nr_seen <= m->max_seen;
 }
 
 /* The fields the Rust scan must ask for. */
@@ -244,15 +132,13 @@ enum asym_outcome {
 
 static noinline_for_stack int case_outcome(const struct asym_case *c, int cpu)
 {
-	struct asym_record rec = { .c = c };
 	bool preferred;
 	int fits;
 
 	if (cpu < 0)
 		return ASYM_OUT_NONE;
 	preferred = !c->scan.has_idle_core || case_core_idle(c, cpu);
-	fits = __util_fits_cpu(&case_ops, &rec, c->task.util,
-			       c->task.uclamp_min, c->task.uclamp_max, cpu);
+	fits = asym_machine_util_fits_cpu(case_machine(&case_c, c), &c->task, cpu);
 	if (fits > 0 && preferred)
 		return ASYM_OUT_FIT;
 	if (fits > 0)
@@ -274,31 +160,28 @@ static noinline_for_stack int case_outcome(const struct asym_case *c, int cpu)
 static int check_scan(struct kunit *test, const char *name,
 		      const struct asym_case *c, int want_cpu, bool want_clear)
 {
-	static struct asym_record rec_c, rec_rust;	/* tests run serially */
+	struct asym_machine *mc = case_machine(&case_c, c);
+	struct asym_machine *mr = case_machine(&case_rust, c);
 	bool in_contract = c->scan.target >= 0 &&
 			   (unsigned int)c->scan.target < c->scan.nbits;
 	bool clear_c = false, clear_rust = true;
-	unsigned int want = case_want(c);
-	int cpu_c = -1, cpu_rust, i;
+	unsigned int want = case_want(c), i;
+	int cpu_c = -1, cpu_rust;
 	bool want_ok = true;
 
-	memset(&rec_c, 0, sizeof(rec_c));
-	memset(&rec_rust, 0, sizeof(rec_rust));
-	rec_c.c = c;
-	rec_rust.c = c;
-
 	if (in_contract) {
-		cpu_c = c_select_idle_capacity(c, &rec_c);
-		clear_c = rec_c.cleared;
+		cpu_c = asym_machine_select_idle_capacity(mc, &c->task, &c->scan);
+		clear_c = mc->cleared;
 	}
-	cpu_rust = sched_rust_select_idle_capacity(&c->task, &c->scan, record_view,
-						   &rec_rust, &clear_rust);
-	for (i = 0; i < rec_rust.nr_seen; i++)
-		want_ok &= rec_rust.want[i] == want;
+	cpu_rust = sched_rust_select_idle_capacity(&c->task, &c->scan, asym_machine_view,
+						   mr, &clear_rust);
+	for (i = 0; i < mr->nr_seen && i < mr->max_seen; i++)
+		want_ok &= mr->want[i] == want;
 
-	if (cpu_c != cpu_rust || clear_c != clear_rust || rec_c.overflow ||
-	    rec_rust.overflow || rec_c.nr_seen != rec_rust.nr_seen ||
-	    memcmp(rec_c.seen, rec_rust.seen, rec_c.nr_seen * sizeof(int)) ||
+	if (cpu_c != cpu_rust || clear_c != clear_rust || !asked_ok(mc) ||
+	    !asked_ok(mr) || (clear_c && mc->cleared_target != c->scan.target) ||
+	    mc->nr_seen != mr->nr_seen ||
+	    memcmp(mc->seen, mr->seen, mc->nr_seen * sizeof(int)) ||
 	    !want_ok ||
 	    (want_cpu >= -1 && (cpu_c != want_cpu || clear_c != want_clear))) {
 		KUNIT_FAIL(test,
@@ -308,7 +191,7 @@ static int check_scan(struct kunit *test, const char *name,
 			   c->scan.nr_idle_scan, c->task.util, c->task.uclamp_used,
 			   c->task.uclamp_min, c->task.uclamp_max, want_cpu, cpu_c,
 			   cpu_rust, want_clear, clear_c, clear_rust,
-			   rec_c.nr_seen, rec_rust.nr_seen, want_ok ? "ok" : "wrong");
+			   mc->nr_seen, mr->nr_seen, want_ok ? "ok" : "wrong");
 		return INT_MIN;
 	}
 	return cpu_c;
@@ -584,105 +467,28 @@ static void asym_scan_random(struct kunit *test)
 /*
  * One CPU, CPU 0, described by a view, for fair.c's util_fits_cpu() and
  * asym_fits_cpu() bodies: the C accessors read the same view as Rust.
+ * Neither body asks whether a CPU is idle, nor clears the hint.
  */
-struct fit_cpu {
-	const struct asym_fit_task *t;
-	const struct asym_cpu_view *v;
-	bool smt;
-	bool bad_cpu;
-};
-
-static const struct asym_cpu_view *fit_view(void *ctx, int cpu)
-{
-	struct fit_cpu *f = ctx;
-
-	f->bad_cpu |= cpu != 0;
-	return f->v;
-}
-
-static unsigned long fit_capacity(void *ctx, int cpu)
-{
-	return fit_view(ctx, cpu)->capacity;
-}
-
-static unsigned long fit_capacity_orig(void *ctx, int cpu)
-{
-	return fit_view(ctx, cpu)->capacity_orig;
-}
-
-static unsigned long fit_actual_capacity(void *ctx, int cpu)
-{
-	return fit_view(ctx, cpu)->actual_capacity;
-}
-
-static bool fit_core_idle(void *ctx, int cpu)
-{
-	return fit_view(ctx, cpu)->core_idle;
-}
-
-static bool fit_uclamp_used(void *ctx)
-{
-	struct fit_cpu *f = ctx;
-
-	return f->t->uclamp_used;
-}
-
-static bool fit_smt_active(void *ctx)
-{
-	struct fit_cpu *f = ctx;
-
-	return f->smt;
-}
-
-/* The fit tests ask neither for idleness nor to clear the hint. */
-static bool fit_idle(void *ctx, int cpu)
-{
-	struct fit_cpu *f = ctx;
-
-	f->bad_cpu = true;
-	return false;
-}
-
-static void fit_clear_idle_cores(void *ctx, int target)
-{
-	struct fit_cpu *f = ctx;
-
-	f->bad_cpu = true;
-}
-
-static const struct asym_cpu_ops fit_ops = {
-	.capacity		= fit_capacity,
-	.capacity_orig		= fit_capacity_orig,
-	.actual_capacity	= fit_actual_capacity,
-	.core_idle		= fit_core_idle,
-	.idle			= fit_idle,
-	.uclamp_used		= fit_uclamp_used,
-	.smt_active		= fit_smt_active,
-	.clear_idle_cores	= fit_clear_idle_cores,
-};
-
-/* fair.c's util_fits_cpu() body on the view @v. */
+/* fair.c's util_fits_cpu() body on the view @v; INT_MIN if it misread. */
 static int c_util_fits_cpu(const struct asym_fit_task *t,
 			   const struct asym_cpu_view *v)
 {
-	struct fit_cpu f = { .t = t, .v = v };
-	int fits;
+	struct asym_machine_one one;
+	struct asym_machine *m = asym_machine_one(&one, v, false);
+	int fits = asym_machine_util_fits_cpu(m, t, 0);
 
-	fits = __util_fits_cpu(&fit_ops, &f, t->util, t->uclamp_min,
-			       t->uclamp_max, 0);
-	return f.bad_cpu ? INT_MIN : fits;
+	return m->nr_seen || m->cleared ? INT_MIN : fits;
 }
 
 /* fair.c's asym_fits_cpu() test on the view @v; -1 if it misread. */
 static int c_asym_fits_cpu(const struct asym_fit_task *t, bool smt,
 			   const struct asym_cpu_view *v)
 {
-	struct fit_cpu f = { .t = t, .v = v, .smt = smt };
-	bool fits;
+	struct asym_machine_one one;
+	struct asym_machine *m = asym_machine_one(&one, v, smt);
+	bool fits = asym_machine_asym_fits_cpu(m, t, 0);
 
-	fits = __asym_fits_cpu(&fit_ops, &f, t->util, t->uclamp_min,
-			       t->uclamp_max, 0);
-	return f.bad_cpu ? -1 : fits;
+	return m->nr_seen || m->cleared ? -1 : fits;
 }
 
 /* util_fits_cpu() and asym_fits_cpu()'s test, C against Rust. */

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asym_fit.h"
+#include "asym_fit_machine.h"
 #include "idle_pick_machine.h"
 #include "sparsemask.h"
 #include "steal_search.h"
@@ -196,75 +196,41 @@ struct c_asym_cpu {
 	bool idle;			/* choose_idle_cpu() */
 };
 
+/* @cpus[@nr] as described CPUs (asym_fit_machine.h), the KUnit suite's. */
 struct c_asym {
-	const struct c_asym_cpu *cpus;
-	bool uclamp_used, smt;
-	/* the CPUs the scan asked about, in order */
-	int *seen;
-	unsigned int nr_seen, max_seen;
-	bool cleared;
+	struct asym_machine m;
+	struct asym_machine_cpu *chunks[DIV_ROUND_UP(NR_CPUS, ASYM_MACHINE_CHUNK)];
+	struct asym_machine_cpu cpus[NR_CPUS];
 };
 
-static const struct c_asym_cpu *c_asym_cpu(void *ctx, int cpu)
+static struct asym_machine *c_asym(struct c_asym *a, const struct c_asym_cpu *cpus,
+				   unsigned int nr, bool smt)
 {
-	return &((struct c_asym *)ctx)->cpus[cpu];
+	unsigned int cpu;
+
+	if (nr > NR_CPUS)
+		abort();
+	for (cpu = 0; cpu < nr; cpu++)
+		a->cpus[cpu] = (struct asym_machine_cpu) {
+			.view = {
+				.capacity = cpus[cpu].capacity,
+				.capacity_orig = cpus[cpu].capacity_orig,
+				.actual_capacity = cpus[cpu].actual_capacity,
+				.core_idle = cpus[cpu].core_idle,
+			},
+			.idle = cpus[cpu].idle,
+		};
+	for (cpu = 0; cpu < ARRAY_SIZE(a->chunks); cpu++)
+		a->chunks[cpu] = asym_machine_chunk(a->cpus, cpu);
+	a->m = (struct asym_machine) {
+		.chunks = a->chunks, .nr_cpus = nr, .smt_active = smt,
+	};
+	asym_machine_reset(&a->m);
+	return &a->m;
 }
 
-static unsigned long c_asym_capacity(void *ctx, int cpu)
-{
-	return c_asym_cpu(ctx, cpu)->capacity;
-}
-
-static unsigned long c_asym_capacity_orig(void *ctx, int cpu)
-{
-	return c_asym_cpu(ctx, cpu)->capacity_orig;
-}
-
-static unsigned long c_asym_actual_capacity(void *ctx, int cpu)
-{
-	return c_asym_cpu(ctx, cpu)->actual_capacity;
-}
-
-static bool c_asym_core_idle(void *ctx, int cpu)
-{
-	return c_asym_cpu(ctx, cpu)->core_idle;
-}
-
-static bool c_asym_idle(void *ctx, int cpu)
-{
-	struct c_asym *a = ctx;
-
-	if (a->nr_seen < a->max_seen)
-		a->seen[a->nr_seen] = cpu;
-	a->nr_seen++;
-	return c_asym_cpu(ctx, cpu)->idle;
-}
-
-static bool c_asym_uclamp_used(void *ctx)
-{
-	return ((struct c_asym *)ctx)->uclamp_used;
-}
-
-static bool c_asym_smt_active(void *ctx)
-{
-	return ((struct c_asym *)ctx)->smt;
-}
-
-static void c_asym_clear_idle_cores(void *ctx, int target)
-{
-	((struct c_asym *)ctx)->cleared = true;
-}
-
-static const struct asym_cpu_ops c_asym_ops = {
-	.capacity		= c_asym_capacity,
-	.capacity_orig		= c_asym_capacity_orig,
-	.actual_capacity	= c_asym_actual_capacity,
-	.core_idle		= c_asym_core_idle,
-	.idle			= c_asym_idle,
-	.uclamp_used		= c_asym_uclamp_used,
-	.smt_active		= c_asym_smt_active,
-	.clear_idle_cores	= c_asym_clear_idle_cores,
-};
+/* One machine at a time: the fuzz targets run single-threaded. */
+static struct c_asym c_asym_machine;
 
 /*
  * select_idle_capacity() on @cpus[] with the allowed @mask of @nbits bits:
@@ -278,18 +244,25 @@ int c_asym_scan(const struct c_asym_cpu *cpus, const unsigned long *mask,
 		bool sis_util, int nr_idle_scan, bool has_idle_core, int *seen,
 		unsigned int max_seen, unsigned int *nr_seen, bool *cleared)
 {
-	struct c_asym a = {
-		.cpus = cpus, .uclamp_used = uclamp_used, .seen = seen,
-		.max_seen = max_seen,
+	struct asym_machine *m = c_asym(&c_asym_machine, cpus, nbits, false);
+	const struct asym_fit_task task = {
+		.util = util, .uclamp_min = uclamp_min, .uclamp_max = uclamp_max,
+		.uclamp_used = uclamp_used,
 	};
-	int nr = INT_MAX, cpu = -1;
+	const struct asym_scan scan = {
+		.cpus = mask, .nbits = nbits, .target = target,
+		.nr_idle_scan = nr_idle_scan, .sis_util = sis_util,
+		.has_idle_core = has_idle_core,
+	};
+	int cpu;
 
-	/* select_idle_capacity()'s budget: fair.c's own. */
-	if (asym_sis_util_budget(sis_util, &nr_idle_scan, &nr))
-		cpu = __select_idle_capacity(&c_asym_ops, &a, mask, nbits, target, util,
-					     uclamp_min, uclamp_max, nr, has_idle_core);
-	*nr_seen = a.nr_seen;
-	*cleared = a.cleared;
+	m->seen = seen;
+	m->max_seen = max_seen;
+	cpu = asym_machine_select_idle_capacity(m, &task, &scan);
+	if (m->outside || (m->cleared && m->cleared_target != target))
+		abort();
+	*nr_seen = m->nr_seen;
+	*cleared = m->cleared;
 	return cpu;
 }
 
@@ -298,9 +271,13 @@ int c_asym_util_fits_cpu(const struct c_asym_cpu *cpus, int cpu, unsigned long u
 			 unsigned long uclamp_min, unsigned long uclamp_max,
 			 bool uclamp_used)
 {
-	struct c_asym a = { .cpus = cpus, .uclamp_used = uclamp_used };
+	const struct asym_fit_task task = {
+		.util = util, .uclamp_min = uclamp_min, .uclamp_max = uclamp_max,
+		.uclamp_used = uclamp_used,
+	};
 
-	return __util_fits_cpu(&c_asym_ops, &a, util, uclamp_min, uclamp_max, cpu);
+	return asym_machine_util_fits_cpu(c_asym(&c_asym_machine, cpus, cpu + 1, false),
+					  &task, cpu);
 }
 
 /* asym_fits_cpu() of @cpu, with SMT active if @smt. */
@@ -308,9 +285,13 @@ bool c_asym_fits_cpu(const struct c_asym_cpu *cpus, int cpu, unsigned long util,
 		     unsigned long uclamp_min, unsigned long uclamp_max, bool uclamp_used,
 		     bool smt)
 {
-	struct c_asym a = { .cpus = cpus, .uclamp_used = uclamp_used, .smt = smt };
+	const struct asym_fit_task task = {
+		.util = util, .uclamp_min = uclamp_min, .uclamp_max = uclamp_max,
+		.uclamp_used = uclamp_used,
+	};
 
-	return __asym_fits_cpu(&c_asym_ops, &a, util, uclamp_min, uclamp_max, cpu);
+	return asym_machine_asym_fits_cpu(c_asym(&c_asym_machine, cpus, cpu + 1, smt),
+					  &task, cpu);
 }
 
 /* ---- the steal series' sparsemask and steal walk ---- */
