@@ -558,12 +558,14 @@ static void asym_bench_machine(struct asym_bench_machine *am, int nr_cpus,
 		c->view.actual_capacity = c->view.capacity_orig - 16 * (cpu % 3);
 		c->idle = layout != ASYM_BUSY_SIBLING || cpu % 2 != (cpu / 2) % 2;
 	}
-	/* is_core_idle() of SMT2 cores (siblings 2n, 2n+1) */
-	for (cpu = 0; cpu < nr_cpus; cpu++)
+	/* is_core_idle() of SMT2 cores: the sibling of CPU n is n ^ 1 */
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		int sibling = cpu ^ 1;
+
 		am->cpus[cpu].view.core_idle = layout == ASYM_FOURTH_CORE_BUSY ?
 					       (cpu / 2) % 4 != 3 :
-					       cpu + 1 - 2 * (cpu % 2) >= nr_cpus ||
-					       am->cpus[cpu + 1 - 2 * (cpu % 2)].idle;
+					       sibling >= nr_cpus || am->cpus[sibling].idle;
+	}
 	for (i = 0; i < ARRAY_SIZE(am->chunks); i++)
 		am->chunks[i] = asym_machine_chunk(am->cpus, i);
 	am->m = (struct asym_machine) {
