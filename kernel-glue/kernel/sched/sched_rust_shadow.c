@@ -179,7 +179,7 @@ void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
 	/* The CPUs the scan may read, each read once for both scans. */
 	m.chunks = copy->chunks;
 	for_each_set_bit(cpu, scan->cpus, scan->nbits) {
-		c = &copy->chunks[cpu / ASYM_MACHINE_CHUNK][cpu % ASYM_MACHINE_CHUNK];
+		c = asym_machine_chunks_cpu(copy->chunks, cpu);
 		fill(arg, cpu, &c->view, &c->idle);
 	}
 

@@ -73,6 +73,15 @@ static inline struct asym_machine_cpu *asym_machine_chunk(struct asym_machine_cp
 	return &cpus[i * ASYM_MACHINE_CHUNK];
 }
 
+/* Forget what the last call asked. */
+static inline void asym_machine_reset(struct asym_machine *m)
+{
+	m->nr_seen = 0;
+	m->cleared = false;
+	m->cleared_target = -1;
+	m->outside = false;
+}
+
 /* A machine of one CPU, CPU 0, described by a view: asym_machine_one(). */
 struct asym_machine_one {
 	struct asym_machine m;
@@ -88,18 +97,9 @@ static inline struct asym_machine *asym_machine_one(struct asym_machine_one *one
 	one->chunk = &one->cpu;
 	one->m = (struct asym_machine) {
 		.chunks = &one->chunk, .nr_cpus = 1, .smt_active = smt_active,
-		.cleared_target = -1,
 	};
+	asym_machine_reset(&one->m);
 	return &one->m;
-}
-
-/* Forget what the last call asked. */
-static inline void asym_machine_reset(struct asym_machine *m)
-{
-	m->nr_seen = 0;
-	m->cleared = false;
-	m->cleared_target = -1;
-	m->outside = false;
 }
 
 static __always_inline struct asym_machine *asym_machine(void *ctx)
@@ -107,11 +107,17 @@ static __always_inline struct asym_machine *asym_machine(void *ctx)
 	return ctx;
 }
 
-/* @cpu, which must be below nr_cpus. */
+/* @cpu of @chunks, which must be below the machine's nr_cpus. */
+static __always_inline struct asym_machine_cpu *
+asym_machine_chunks_cpu(struct asym_machine_cpu * const *chunks, int cpu)
+{
+	return &chunks[cpu / ASYM_MACHINE_CHUNK][cpu % ASYM_MACHINE_CHUNK];
+}
+
 static __always_inline const struct asym_machine_cpu *
 asym_machine_cpu(const struct asym_machine *m, int cpu)
 {
-	return &m->chunks[cpu / ASYM_MACHINE_CHUNK][cpu % ASYM_MACHINE_CHUNK];
+	return asym_machine_chunks_cpu(m->chunks, cpu);
 }
 
 /* Records a question about @cpu; NULL if the machine does not have it. */
