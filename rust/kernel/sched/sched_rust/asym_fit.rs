@@ -215,16 +215,24 @@ pub struct Pick {
 /// The wrap-around walk of the set bits of a bitmap, as
 /// `for_each_cpu_wrap()`: `start..nbits`, then `0..start`.
 ///
+/// It takes one word at a time and hands out its set bits lowest first,
+/// clearing each as it goes: a CPU costs a `tzcnt`, an add and a compare,
+/// and a word a load, where searching from each CPU anew (as
+/// `find_next_bit()` does) would cost a word's worth of setup per CPU.
+///
 /// # Invariants
 ///
 /// - `start < nbits`;
-/// - `next <= limit`, and `limit` is `nbits` in the first lap and `start`
-///   in the second.
+/// - `base` is a multiple of `usize::BITS`, and `bits` holds set bits of
+///   the word at `base` that the walk has not handed out, none below
+///   `start` in the first lap;
+/// - `limit` is `nbits` in the first lap and `start` in the second.
 struct WrapWalk<'a> {
     words: &'a [usize],
     start: u32,
     limit: u32,
-    next: u32,
+    base: u32,
+    bits: usize,
     wrapped: bool,
 }
 
@@ -232,61 +240,64 @@ impl<'a> WrapWalk<'a> {
     /// Starts at `start`; `None` if `start >= nbits`.
     #[inline]
     fn new(words: &'a [usize], nbits: u32, start: u32) -> Option<Self> {
-        // INVARIANT: `start < nbits`, `next == start <= limit == nbits`.
-        (start < nbits).then_some(Self {
+        if start >= nbits {
+            return None;
+        }
+        let base = start & !(usize::BITS.wrapping_sub(1));
+        // INVARIANT: `start < nbits`; `base` is `start` rounded down to a
+        // word, whose bits below `start` are dropped (the shift is modulo
+        // `usize::BITS`); first lap, `limit == nbits`.
+        Some(Self {
             words,
             start,
             limit: nbits,
-            next: start,
+            base,
+            bits: Self::word(words, base) & usize::MAX.wrapping_shl(start),
             wrapped: false,
         })
     }
 
-    /// The first set bit in `[from, limit)`, or `limit`.
+    /// The word at bit `base`; 0 past the end of `words`.
     #[inline]
-    fn find(&self, from: u32, limit: u32) -> u32 {
-        let bits = usize::BITS;
-        let mut base = from & !(bits.wrapping_sub(1));
-        let mut word_index = from.wrapping_shr(bits.trailing_zeros()) as usize;
-        // Drop the bits below `from` in its word (the shift is modulo
-        // `usize::BITS`).
-        let mut mask = usize::MAX.wrapping_shl(from);
-        while base < limit {
-            let word = self.words.get(word_index).copied().unwrap_or(0) & mask;
-            if word != 0 {
-                // `base + bit` is below `base + usize::BITS`: no wrap as
-                // long as `base < limit <= u32::MAX`, but be explicit.
-                let bit = base.saturating_add(word.trailing_zeros());
-                return core::cmp::min(bit, limit);
-            }
-            mask = usize::MAX;
-            base = match base.checked_add(bits) {
-                Some(b) => b,
-                None => break,
-            };
-            word_index = word_index.wrapping_add(1);
-        }
-        limit
+    fn word(words: &[usize], base: u32) -> usize {
+        words
+            .get(base.wrapping_shr(usize::BITS.trailing_zeros()) as usize)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// The next CPU of the walk.
     #[inline]
     fn next_cpu(&mut self) -> Option<u32> {
         loop {
-            let cpu = self.find(self.next, self.limit);
-            if cpu < self.limit {
-                // `cpu < limit <= u32::MAX`: no wrap.
-                // INVARIANT: `next == cpu + 1 <= limit`.
-                self.next = cpu.wrapping_add(1);
-                return Some(cpu);
+            if self.bits != 0 {
+                // `base + tzcnt < base + usize::BITS`, and `base` is below
+                // `limit <= u32::MAX` whenever `bits` is not 0: no wrap.
+                let cpu = self.base.wrapping_add(self.bits.trailing_zeros());
+                self.bits &= self.bits.wrapping_sub(1);
+                if cpu < self.limit {
+                    return Some(cpu);
+                }
+                // Bits come lowest first: the lap is over.
+            } else if let Some(base) = self
+                .base
+                .checked_add(usize::BITS)
+                .filter(|&base| base < self.limit)
+            {
+                // INVARIANT: the next word, whole: every bit of it is at or
+                // above `start` in the first lap.
+                self.base = base;
+                self.bits = Self::word(self.words, base);
+                continue;
             }
             if self.wrapped {
                 return None;
             }
-            // INVARIANT: second lap, `next == 0 <= start == limit`.
+            // INVARIANT: second lap, from word 0 up to `limit == start`.
             self.wrapped = true;
             self.limit = self.start;
-            self.next = 0;
+            self.base = 0;
+            self.bits = Self::word(self.words, 0);
         }
     }
 }
@@ -298,7 +309,8 @@ impl<'a> WrapWalk<'a> {
 /// asks for ([`VIEW_CORE`] when an idle core is sought, [`VIEW_UCLAMP`]
 /// when uclamp is in use) and `capacity`. It is called once per CPU the
 /// walk reaches, in walk order, and not for the CPU at which the
-/// `SIS_UTIL` budget runs out.
+/// `SIS_UTIL` budget runs out. Every call gets the same view: the fields
+/// not asked for hold what an earlier call left there, and are not read.
 #[inline]
 pub fn select_idle_capacity(
     task: &TaskFit,
@@ -336,6 +348,11 @@ pub fn select_idle_capacity(
         want |= VIEW_UCLAMP;
     }
 
+    // One view for the whole walk: each call fills `capacity` and the
+    // fields `want` asks for, and the scan reads no other field, so what a
+    // previous CPU left in the others is never read (and zeroing four
+    // fields per CPU would cost more than the scan's own test of the CPU).
+    let mut v = CpuView::default();
     while let Some(cpu) = walk.next_cpu() {
         // Stop when the nr_idle_scan is exhausted (mirrors
         // select_idle_cpu()).
@@ -349,7 +366,6 @@ pub fn select_idle_capacity(
             }
         }
 
-        let mut v = CpuView::default();
         if !view(cpu, want, &mut v) {
             continue;
         }

@@ -132,6 +132,29 @@ unsafe fn fit_args<'a>(
     }
 }
 
+/// Calls `view(arg, cpu, want, v)`: whether `cpu` is idle for the task,
+/// with its view in `v` if so. A CPU id beyond `c_int` is not idle.
+///
+/// # Safety
+///
+/// `view` may be called with `arg`, `cpu` and a pointer to a `struct
+/// asym_cpu_view`, which it may fill.
+#[inline(always)]
+unsafe fn call_view(
+    view: unsafe extern "C" fn(*mut c_void, c_int, c_uint, *mut bindings::asym_cpu_view) -> bool,
+    arg: *mut c_void,
+    cpu: u32,
+    want: c_uint,
+    v: &mut CpuView,
+) -> bool {
+    let Ok(cpu) = c_int::try_from(cpu) else {
+        return false;
+    };
+    // SAFETY: the caller allows the call; `v` points to a `CpuView`, which
+    // has the layout of `struct asym_cpu_view`.
+    unsafe { view(arg, cpu, want, core::ptr::from_mut(v).cast()) }
+}
+
 /// The scan of `select_idle_capacity()`, with the contract of the model's
 /// `asym_select_idle_capacity()`: walks `scan->cpus` from `scan->target`
 /// with wrap-around, calls `view(arg, cpu, want, &v)` for each CPU it
@@ -196,31 +219,26 @@ pub unsafe extern "C" fn sched_rust_select_idle_capacity(
             // fair.c's own view is called directly, any other through the
             // pointer, as `INDIRECT_CALL_1()` does: with retpolines and
             // kCFI, an indirect call per CPU costs more than the scan's
-            // own work on that CPU. (The comparison cannot be wrong in a
+            // own work on that CPU. The test is made once, and each branch
+            // has a scan of its own, so that the loop keeps neither the
+            // pointer nor the test. (The comparison cannot be wrong in a
             // way that matters: `asym_idle_cpu_view` is one C symbol, and
             // a false "no" would only take the pointer.)
-            let scheduler_view = core::ptr::fn_addr_eq(
+            let pick = if core::ptr::fn_addr_eq(
                 view,
                 bindings::asym_idle_cpu_view as unsafe extern "C" fn(_, _, _, _) -> _,
-            );
-            let pick = select_idle_capacity(task, &core_scan, |cpu, want: c_uint, v| {
-                // `cpu < nbits`; a CPU id beyond `c_int` is not idle.
-                let Ok(cpu) = c_int::try_from(cpu) else {
-                    return false;
-                };
-                let v = core::ptr::from_mut(v).cast::<bindings::asym_cpu_view>();
-                // SAFETY: the caller allows `view(arg, cpu, want, v)` for
-                // any CPU below `nbits`, and `view` is
-                // `asym_idle_cpu_view` in the first branch; `v` points to a
-                // `CpuView`, which has the layout of `struct asym_cpu_view`.
-                unsafe {
-                    if scheduler_view {
-                        bindings::asym_idle_cpu_view(arg, cpu, want, v)
-                    } else {
-                        view(arg, cpu, want, v)
-                    }
-                }
-            });
+            ) {
+                select_idle_capacity(task, &core_scan, |cpu, want, v| {
+                    // SAFETY: the caller allows `view(arg, cpu, want, v)`,
+                    // and `view` is `asym_idle_cpu_view`.
+                    unsafe { call_view(bindings::asym_idle_cpu_view, arg, cpu, want, v) }
+                })
+            } else {
+                select_idle_capacity(task, &core_scan, |cpu, want, v| {
+                    // SAFETY: the caller allows `view(arg, cpu, want, v)`.
+                    unsafe { call_view(view, arg, cpu, want, v) }
+                })
+            };
             if let Some(found) = pick.cpu.and_then(|c| c_int::try_from(c).ok()) {
                 cpu = found;
             }
