@@ -182,42 +182,55 @@ fn andnot(dst: &Bits, src: &Bits) {
     }
 }
 
-/// The first bit of `a & b` in `[from, nbits)`, as a CPU id.
-///
-/// Shaped as lib/find_bit.c's `find_next_and_bit()`: both masks are cut
-/// once, before the loop, to the words to search, so that each word costs
-/// one bound test, a load of each mask, an `and` and a test; bits at and
-/// above `nbits` are dropped only from the word where a bit was found.
-/// Words that `a` or `b` lacks are not searched.
-#[inline]
-fn find_and_from(a: &Bits, b: &Bits, from: u32, nbits: u32) -> Option<u32> {
-    if from >= nbits {
-        return None;
-    }
-    // The same length for both, so that one test bounds both loads.
+/// `a` and `b` cut to the words of `nbits` bits that both have: the same
+/// length for both, so that one bound test covers both loads.
+#[inline(always)]
+fn cut<'a>(a: &'a Bits, b: &'a Bits, nbits: u32) -> (&'a Bits, &'a Bits) {
     let words = (nbits.div_ceil(usize::BITS) as usize)
         .min(a.len())
         .min(b.len());
-    let (a, b) = (a.get(..words)?, b.get(..words)?);
+    (a.get(..words).unwrap_or(&[]), b.get(..words).unwrap_or(&[]))
+}
+
+/// The first bit of `a & b` in `[from, limit)`, as a CPU id; `a` and `b`
+/// as [`cut`] leaves them.
+///
+/// Shaped as lib/find_bit.c's `find_next_and_bit()`: each word costs one
+/// bound test, a load of each mask, an `and` and a test; bits at and above
+/// `limit` are dropped only from the word where a bit was found. Words that
+/// `a` or `b` lacks are not searched.
+#[inline(always)]
+fn find_and_in(a: &Bits, b: &Bits, from: u32, limit: u32) -> Option<u32> {
+    let end = limit.div_ceil(usize::BITS) as usize;
     let mut i = (from / usize::BITS) as usize;
     // The bits at and above `from` in its word; every bit in the others.
     let mut keep = usize::MAX.wrapping_shl(from % usize::BITS);
-    while let (Some(x), Some(y)) = (a.get(i), b.get(i)) {
+    while i < end {
+        let (Some(x), Some(y)) = (a.get(i), b.get(i)) else {
+            return None;
+        };
         let common = x.read() & y.read() & keep;
         if common != 0 {
-            // `i < words <= u32::MAX / usize::BITS + 1`: `i * usize::BITS`
-            // fits in a `u32` for any `nbits`; only the last word has bits
-            // at or above `nbits`.
+            // `i < end <= u32::MAX / usize::BITS + 1`: `i * usize::BITS`
+            // fits in a `u32`; only the last word has bits at or above
+            // `limit`.
             return u32::try_from(i)
                 .ok()?
                 .checked_mul(usize::BITS)?
                 .checked_add(common.trailing_zeros())
-                .filter(|&cpu| cpu < nbits);
+                .filter(|&cpu| cpu < limit);
         }
         keep = usize::MAX;
         i = i.wrapping_add(1);
     }
     None
+}
+
+/// The first bit of `a & b` in `[from, nbits)`, as a CPU id.
+#[inline]
+fn find_and_from(a: &Bits, b: &Bits, from: u32, nbits: u32) -> Option<u32> {
+    let (a, b) = cut(a, b, nbits);
+    find_and_in(a, b, from, nbits)
 }
 
 /// `cpumask_any_and_distribute()` over `nbits` CPUs with `cursor` for
@@ -232,7 +245,13 @@ pub fn distribute(a: &Bits, b: &Bits, nbits: u32, cursor: &Cursor) -> Option<u32
     let prev = cursor.read();
     // Searching from `nbits` or beyond is searching from 0, as in C.
     let start = prev.checked_add(1).filter(|&s| s < nbits).unwrap_or(0);
-    let found = find_and_from(a, b, start, nbits).or_else(|| find_and_from(a, b, 0, start))?;
+    // Cut once for both laps.
+    let (a, b) = cut(a, b, nbits);
+    let mut found = find_and_in(a, b, start, nbits);
+    if found.is_none() {
+        found = find_and_in(a, b, 0, start);
+    }
+    let found = found?;
     cursor.write(found);
     Some(found)
 }
@@ -335,7 +354,11 @@ fn pick_in_masks<T: Topology>(
                 return -EBUSY;
             }
         }
-        let Some(cpu) = cpu.or_else(|| topo.any_and_distribute(masks.cpu, allowed)) else {
+        // An `if`, not `Option::or_else()`: LLVM left the closure a call.
+        if cpu.is_none() {
+            cpu = topo.any_and_distribute(masks.cpu, allowed);
+        }
+        let Some(cpu) = cpu else {
             return -EBUSY;
         };
         if test_and_clear_cpu(topo, cpu, state) {
