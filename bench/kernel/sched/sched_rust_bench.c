@@ -18,8 +18,8 @@
  *             (the xN of its name) as often as the C side needs to run
  *             about that long, so that the clock's resolution and cost
  *             do not weigh (default 0: one unit, a functional check);
- *   raw       also print every round's two times, for the host's
- *             statistics (scripts/bench_report.py).
+ *   raw       also print every round's two times, for statistics
+ *             computed on the host.
  * Only the ratios transfer between machines; under QEMU's TCG even they
  * measure the emulator as much as the code.
  */
