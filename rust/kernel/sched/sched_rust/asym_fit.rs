@@ -302,6 +302,22 @@ impl<'a> WrapWalk<'a> {
     }
 }
 
+/// Where a scan starts: the walk from the target and the `SIS_UTIL` budget
+/// (`i32::MAX` without), or `None` if it picks nothing at once (a target
+/// out of range, or an overloaded domain).
+#[inline(always)]
+fn scan_start<'a>(scan: &Scan<'a>) -> Option<(WrapWalk<'a>, i32)> {
+    let walk = WrapWalk::new(scan.cpus, scan.nbits, u32::try_from(scan.target).ok()?)?;
+    if !scan.sis_util {
+        return Some((walk, i32::MAX));
+    }
+    // Same nr_idle_scan hint as select_idle_cpu(); nr only limits the scan
+    // when not preferring an idle core. C's int wraps.
+    let nr = scan.nr_idle_scan.wrapping_add(1);
+    // An overloaded domain is unlikely to have an idle CPU/core.
+    (nr != 1).then_some((walk, nr))
+}
+
 /// The scan of `select_idle_capacity()` (see the module doc).
 ///
 /// `view(cpu, want, &mut view)` returns whether `cpu` is idle for the task
@@ -315,38 +331,61 @@ impl<'a> WrapWalk<'a> {
 pub fn select_idle_capacity(
     task: &TaskFit,
     scan: &Scan<'_>,
-    mut view: impl FnMut(u32, u32, &mut CpuView) -> bool,
+    view: impl FnMut(u32, u32, &mut CpuView) -> bool,
 ) -> Pick {
-    let has_idle_core = scan.has_idle_core;
-    let mut best_cap: usize = 0;
-    let mut best_fits = ASYM_IDLE_THREAD_MISFIT;
-    let mut best_cpu: Option<u32> = None;
-    let mut nr = i32::MAX;
-
-    let Some(mut walk) = u32::try_from(scan.target)
-        .ok()
-        .and_then(|target| WrapWalk::new(scan.cpus, scan.nbits, target))
-    else {
+    let Some((walk, nr)) = scan_start(scan) else {
         return Pick::default();
     };
 
-    if scan.sis_util {
-        // Same nr_idle_scan hint as select_idle_cpu(); nr only limits the
-        // scan when not preferring an idle core. C's int wraps.
-        nr = scan.nr_idle_scan.wrapping_add(1);
-        // An overloaded domain is unlikely to have an idle CPU/core.
-        if nr == 1 {
-            return Pick::default();
-        }
+    // One loop per combination of the two flags that select what the scan
+    // reads of a CPU: each then keeps neither flag, nor the budget where it
+    // does not count, across its call of `view`.
+    match (scan.has_idle_core, task.uclamp_used) {
+        (false, false) => scan_cpus(task, walk, nr, false, false, view),
+        (false, true) => scan_cpus(task, walk, nr, false, true, view),
+        (true, false) => scan_cpus(task, walk, nr, true, false, view),
+        (true, true) => scan_cpus(task, walk, nr, true, true, view),
     }
+}
 
-    let mut want = 0;
-    if has_idle_core {
-        want |= VIEW_CORE;
+/// [`select_idle_capacity()`] with one loop for every case, the flags
+/// read as the loop goes: a quarter of its code, for callers that do not
+/// need the speed (tests and benchmarks calling through a pointer).
+#[inline]
+pub fn select_idle_capacity_compact(
+    task: &TaskFit,
+    scan: &Scan<'_>,
+    view: impl FnMut(u32, u32, &mut CpuView) -> bool,
+) -> Pick {
+    match scan_start(scan) {
+        Some((walk, nr)) => scan_cpus(task, walk, nr, scan.has_idle_core, task.uclamp_used, view),
+        None => Pick::default(),
     }
-    if task.uclamp_used {
-        want |= VIEW_UCLAMP;
-    }
+}
+
+/// The walk of [`select_idle_capacity()`] for `has_idle_core == core` and
+/// `task.uclamp_used == uclamp`, with the `SIS_UTIL` budget `nr`. Always
+/// inlined, so that constant flags make a loop of their own.
+#[inline(always)]
+fn scan_cpus(
+    task: &TaskFit,
+    mut walk: WrapWalk<'_>,
+    mut nr: i32,
+    core: bool,
+    uclamp: bool,
+    mut view: impl FnMut(u32, u32, &mut CpuView) -> bool,
+) -> Pick {
+    let task = TaskFit {
+        uclamp_used: uclamp,
+        ..*task
+    };
+    let want = (if core { VIEW_CORE } else { 0 }) | (if uclamp { VIEW_UCLAMP } else { 0 });
+    let mut best_cap: usize = 0;
+    let mut best_fits = ASYM_IDLE_THREAD_MISFIT;
+    // `u32::MAX` for none: no CPU of the walk is that high (`nbits` is a
+    // `u32`), and a plain integer costs one register where an `Option`
+    // costs two.
+    let mut best_cpu = u32::MAX;
 
     // One view for the whole walk: each call fills `capacity` and the
     // fields `want` asks for, and the scan reads no other field, so what a
@@ -356,11 +395,11 @@ pub fn select_idle_capacity(
     while let Some(cpu) = walk.next_cpu() {
         // Stop when the nr_idle_scan is exhausted (mirrors
         // select_idle_cpu()).
-        if !has_idle_core {
+        if !core {
             nr = nr.wrapping_sub(1);
             if nr <= 0 {
                 return Pick {
-                    cpu: best_cpu,
+                    cpu: (best_cpu != u32::MAX).then_some(best_cpu),
                     clear_idle_cores: false,
                 };
             }
@@ -369,9 +408,9 @@ pub fn select_idle_capacity(
         if !view(cpu, want, &mut v) {
             continue;
         }
-        let preferred_core = !has_idle_core || v.core_idle;
+        let preferred_core = !core || v.core_idle;
         let mut cpu_cap = v.capacity;
-        let mut fits = util_fits_cpu(task, &v);
+        let mut fits = util_fits_cpu(&task, &v);
 
         if fits > 0 && preferred_core {
             // Perfect fit: capacity satisfies util + uclamp and the CPU
@@ -397,7 +436,7 @@ pub fn select_idle_capacity(
         // The better rank first, then the larger capacity at equal rank.
         if fits < best_fits || (fits == best_fits && cpu_cap > best_cap) {
             best_cap = cpu_cap;
-            best_cpu = Some(cpu);
+            best_cpu = cpu;
             best_fits = fits;
         }
     }
@@ -405,7 +444,7 @@ pub fn select_idle_capacity(
     // A rank in the core tier means the winner is on a fully idle core;
     // anything above: such a CPU never ranked best.
     Pick {
-        cpu: best_cpu,
-        clear_idle_cores: has_idle_core && best_fits > ASYM_IDLE_COMPLETE_MISFIT,
+        cpu: (best_cpu != u32::MAX).then_some(best_cpu),
+        clear_idle_cores: core && best_fits > ASYM_IDLE_COMPLETE_MISFIT,
     }
 }

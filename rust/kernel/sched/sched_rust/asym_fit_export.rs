@@ -15,6 +15,7 @@ use super::asym_fit::{
     asym_fits_cpu,
     rank,
     select_idle_capacity,
+    select_idle_capacity_compact,
     util_fits_cpu,
     CpuView,
     Scan,
@@ -221,9 +222,11 @@ pub unsafe extern "C" fn sched_rust_select_idle_capacity(
             // kCFI, an indirect call per CPU costs more than the scan's
             // own work on that CPU. The test is made once, and each branch
             // has a scan of its own, so that the loop keeps neither the
-            // pointer nor the test. (The comparison cannot be wrong in a
-            // way that matters: `asym_idle_cpu_view` is one C symbol, and
-            // a false "no" would only take the pointer.)
+            // pointer nor the test: the scheduler's has a loop per case,
+            // the others (tests, benchmarks, the shadow check) one compact
+            // loop. (The comparison cannot be wrong in a way that matters:
+            // `asym_idle_cpu_view` is one C symbol, and a false "no" would
+            // only take the pointer.)
             let pick = if core::ptr::fn_addr_eq(
                 view,
                 bindings::asym_idle_cpu_view as unsafe extern "C" fn(_, _, _, _) -> _,
@@ -234,7 +237,7 @@ pub unsafe extern "C" fn sched_rust_select_idle_capacity(
                     unsafe { call_view(bindings::asym_idle_cpu_view, arg, cpu, want, v) }
                 })
             } else {
-                select_idle_capacity(task, &core_scan, |cpu, want, v| {
+                select_idle_capacity_compact(task, &core_scan, |cpu, want, v| {
                     // SAFETY: the caller allows `view(arg, cpu, want, v)`.
                     unsafe { call_view(view, arg, cpu, want, v) }
                 })
