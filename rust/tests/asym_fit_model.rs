@@ -9,8 +9,8 @@ mod models;
 use models::asym_fit::{model_scan, model_util_fits, Case, Cpu, Sys};
 use proptest::prelude::*;
 use sched_rust_core::asym_fit::{
-    asym_fits_cpu, fits_capacity, rank, select_idle_capacity, select_idle_capacity_compact,
-    util_fits_cpu, CpuView, Pick, TaskFit, SCHED_CAPACITY_SCALE, VIEW_CORE, VIEW_UCLAMP,
+    asym_fits_cpu, fits_capacity, rank, select_idle_capacity, util_fits_cpu, CpuView, Pick,
+    TaskFit, SCHED_CAPACITY_SCALE, VIEW_CORE, VIEW_UCLAMP,
 };
 
 fn words_of(bits: &[bool]) -> Vec<usize> {
@@ -28,47 +28,36 @@ fn words_of(bits: &[bool]) -> Vec<usize> {
     w
 }
 
-/// Runs the Rust scan on `c`; also the CPUs it asked a view of. Runs both
-/// builds of the scan (one loop per case, and the compact one) and checks
-/// that they agree. The fields a call was not asked to fill are poisoned,
-/// so that a scan reading one would pick differently.
+/// Runs the Rust scan on `c`; also the CPUs it asked a view of. The fields
+/// a call was not asked to fill are poisoned, so that a scan reading one
+/// would pick differently.
 fn rust_scan(c: &Case) -> (Pick, Vec<u32>) {
     let words = words_of(&c.allowed);
     let scan = c.scan(&words);
-    let run = |compact: bool| {
-        let mut seen = Vec::new();
-        let view = |cpu: u32, want: u32, v: &mut CpuView| {
-            seen.push(cpu);
-            assert_eq!(want & VIEW_CORE != 0, c.has_idle_core);
-            assert_eq!(want & VIEW_UCLAMP != 0, c.task.uclamp_used);
-            let cpu = cpu as usize;
-            // Poison: what no call asked for.
-            v.capacity_orig = usize::MAX;
-            v.actual_capacity = 0;
-            v.core_idle = cpu % 2 == 0;
-            if !c.sys.cpus[cpu].choose() {
-                return false;
-            }
-            let full = c.sys.view(cpu);
-            v.capacity = full.capacity;
-            if want & VIEW_UCLAMP != 0 {
-                v.capacity_orig = full.capacity_orig;
-                v.actual_capacity = full.actual_capacity;
-            }
-            if want & VIEW_CORE != 0 {
-                v.core_idle = full.core_idle;
-            }
-            true
-        };
-        let pick = if compact {
-            select_idle_capacity_compact(&c.task, &scan, view)
-        } else {
-            select_idle_capacity(&c.task, &scan, view)
-        };
-        (pick, seen)
-    };
-    let (pick, seen) = run(false);
-    assert_eq!(run(true), (pick, seen.clone()), "compact scan");
+    let mut seen = Vec::new();
+    let pick = select_idle_capacity(&c.task, &scan, |cpu, want, v| {
+        seen.push(cpu);
+        assert_eq!(want & VIEW_CORE != 0, c.has_idle_core);
+        assert_eq!(want & VIEW_UCLAMP != 0, c.task.uclamp_used);
+        let cpu = cpu as usize;
+        // Poison: what no call asked for.
+        v.capacity_orig = usize::MAX;
+        v.actual_capacity = 0;
+        v.core_idle = cpu % 2 == 0;
+        if !c.sys.cpus[cpu].choose() {
+            return false;
+        }
+        let full = c.sys.view(cpu);
+        v.capacity = full.capacity;
+        if want & VIEW_UCLAMP != 0 {
+            v.capacity_orig = full.capacity_orig;
+            v.actual_capacity = full.actual_capacity;
+        }
+        if want & VIEW_CORE != 0 {
+            v.core_idle = full.core_idle;
+        }
+        true
+    });
     (pick, seen)
 }
 

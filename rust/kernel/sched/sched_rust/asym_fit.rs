@@ -348,21 +348,6 @@ pub fn select_idle_capacity(
     }
 }
 
-/// [`select_idle_capacity()`] with one loop for every case, the flags
-/// read as the loop goes: a quarter of its code, for callers that do not
-/// need the speed (tests and benchmarks calling through a pointer).
-#[inline]
-pub fn select_idle_capacity_compact(
-    task: &TaskFit,
-    scan: &Scan<'_>,
-    view: impl FnMut(u32, u32, &mut CpuView) -> bool,
-) -> Pick {
-    match scan_start(scan) {
-        Some((walk, nr)) => scan_cpus(task, walk, nr, scan.has_idle_core, task.uclamp_used, view),
-        None => Pick::default(),
-    }
-}
-
 /// The walk of [`select_idle_capacity()`] for `has_idle_core == core` and
 /// `task.uclamp_used == uclamp`, with the `SIS_UTIL` budget `nr`. Always
 /// inlined, so that constant flags make a loop of their own.

@@ -15,7 +15,6 @@ use super::asym_fit::{
     asym_fits_cpu,
     rank,
     select_idle_capacity,
-    select_idle_capacity_compact,
     util_fits_cpu,
     CpuView,
     Scan,
@@ -220,28 +219,27 @@ pub unsafe extern "C" fn sched_rust_select_idle_capacity(
             // fair.c's own view is called directly, any other through the
             // pointer, as `INDIRECT_CALL_1()` does: with retpolines and
             // kCFI, an indirect call per CPU costs more than the scan's
-            // own work on that CPU. The test is made once, and each branch
-            // has a scan of its own, so that the loop keeps neither the
-            // pointer nor the test: the scheduler's has a loop per case,
-            // the others (tests, benchmarks, the shadow check) one compact
-            // loop. (The comparison cannot be wrong in a way that matters:
+            // own work on that CPU. Both calls sit in the one scan, so
+            // that the scheduler's calls run the very loop that the tests
+            // and the shadow check run through the pointer. (The
+            // comparison cannot be wrong in a way that matters:
             // `asym_idle_cpu_view` is one C symbol, and a false "no" would
             // only take the pointer.)
-            let pick = if core::ptr::fn_addr_eq(
+            let scheduler_view = core::ptr::fn_addr_eq(
                 view,
                 bindings::asym_idle_cpu_view as unsafe extern "C" fn(_, _, _, _) -> _,
-            ) {
-                select_idle_capacity(task, &core_scan, |cpu, want, v| {
-                    // SAFETY: the caller allows `view(arg, cpu, want, v)`,
-                    // and `view` is `asym_idle_cpu_view`.
-                    unsafe { call_view(bindings::asym_idle_cpu_view, arg, cpu, want, v) }
-                })
-            } else {
-                select_idle_capacity_compact(task, &core_scan, |cpu, want, v| {
-                    // SAFETY: the caller allows `view(arg, cpu, want, v)`.
-                    unsafe { call_view(view, arg, cpu, want, v) }
-                })
-            };
+            );
+            let pick = select_idle_capacity(task, &core_scan, |cpu, want, v| {
+                // SAFETY: the caller allows `view(arg, cpu, want, v)`, and
+                // `view` is `asym_idle_cpu_view` in the first branch.
+                unsafe {
+                    if scheduler_view {
+                        call_view(bindings::asym_idle_cpu_view, arg, cpu, want, v)
+                    } else {
+                        call_view(view, arg, cpu, want, v)
+                    }
+                }
+            });
             if let Some(found) = pick.cpu.and_then(|c| c_int::try_from(c).ok()) {
                 cpu = found;
             }
