@@ -223,9 +223,9 @@ pub struct Pick {
 /// # Invariants
 ///
 /// - `start < nbits`;
-/// - `base` is a multiple of `usize::BITS`, and `bits` holds set bits of
-///   the word at `base` that the walk has not handed out, none below
-///   `start` in the first lap;
+/// - `base` is a multiple of `usize::BITS` below `nbits`, and `bits` holds
+///   set bits of the word at `base` that the walk has not handed out, none
+///   below `start` in the first lap;
 /// - `limit` is `nbits` in the first lap and `start` in the second.
 struct WrapWalk<'a> {
     words: &'a [usize],
@@ -271,8 +271,9 @@ impl<'a> WrapWalk<'a> {
     fn next_cpu(&mut self) -> Option<u32> {
         loop {
             if self.bits != 0 {
-                // `base + tzcnt < base + usize::BITS`, and `base` is below
-                // `limit <= u32::MAX` whenever `bits` is not 0: no wrap.
+                // `base` is a multiple of `usize::BITS` below `nbits <=
+                // u32::MAX`, so `base + tzcnt < base + usize::BITS` does
+                // not wrap.
                 let cpu = self.base.wrapping_add(self.bits.trailing_zeros());
                 self.bits &= self.bits.wrapping_sub(1);
                 if cpu < self.limit {
@@ -284,8 +285,9 @@ impl<'a> WrapWalk<'a> {
                 .checked_add(usize::BITS)
                 .filter(|&base| base < self.limit)
             {
-                // INVARIANT: the next word, whole: every bit of it is at or
-                // above `start` in the first lap.
+                // INVARIANT: the next word, whole: `base < limit <= nbits`,
+                // and every bit of it is at or above `start` in the first
+                // lap.
                 self.base = base;
                 self.bits = Self::word(self.words, base);
                 continue;
@@ -293,7 +295,8 @@ impl<'a> WrapWalk<'a> {
             if self.wrapped {
                 return None;
             }
-            // INVARIANT: second lap, from word 0 up to `limit == start`.
+            // INVARIANT: second lap, from word 0 (`0 <= start < nbits`)
+            // up to `limit == start`.
             self.wrapped = true;
             self.limit = self.start;
             self.base = 0;
