@@ -305,22 +305,6 @@ impl<'a> WrapWalk<'a> {
     }
 }
 
-/// Where a scan starts: the walk from the target and the `SIS_UTIL` budget
-/// (`i32::MAX` without), or `None` if it picks nothing at once (a target
-/// out of range, or an overloaded domain).
-#[inline(always)]
-fn scan_start<'a>(scan: &Scan<'a>) -> Option<(WrapWalk<'a>, i32)> {
-    let walk = WrapWalk::new(scan.cpus, scan.nbits, u32::try_from(scan.target).ok()?)?;
-    if !scan.sis_util {
-        return Some((walk, i32::MAX));
-    }
-    // Same nr_idle_scan hint as select_idle_cpu(); nr only limits the scan
-    // when not preferring an idle core. C's int wraps.
-    let nr = scan.nr_idle_scan.wrapping_add(1);
-    // An overloaded domain is unlikely to have an idle CPU/core.
-    (nr != 1).then_some((walk, nr))
-}
-
 /// The scan of `select_idle_capacity()` (see the module doc).
 ///
 /// `view(cpu, want, &mut view)` returns whether `cpu` is idle for the task
@@ -336,9 +320,23 @@ pub fn select_idle_capacity(
     scan: &Scan<'_>,
     view: impl FnMut(u32, u32, &mut CpuView) -> bool,
 ) -> Pick {
-    let Some((walk, nr)) = scan_start(scan) else {
+    let Some(walk) = u32::try_from(scan.target)
+        .ok()
+        .and_then(|target| WrapWalk::new(scan.cpus, scan.nbits, target))
+    else {
         return Pick::default();
     };
+
+    let mut nr = i32::MAX;
+    if scan.sis_util {
+        // Same nr_idle_scan hint as select_idle_cpu(); nr only limits the
+        // scan when not preferring an idle core. C's int wraps.
+        nr = scan.nr_idle_scan.wrapping_add(1);
+        // An overloaded domain is unlikely to have an idle CPU/core.
+        if nr == 1 {
+            return Pick::default();
+        }
+    }
 
     // One loop per combination of the two flags that select what the scan
     // reads of a CPU: each then keeps neither flag, nor the budget where it

@@ -132,29 +132,6 @@ unsafe fn fit_args<'a>(
     }
 }
 
-/// Calls `view(arg, cpu, want, v)`: whether `cpu` is idle for the task,
-/// with its view in `v` if so. A CPU id beyond `c_int` is not idle.
-///
-/// # Safety
-///
-/// `view` may be called with `arg`, `cpu` and a pointer to a `struct
-/// asym_cpu_view`, which it may fill.
-#[inline(always)]
-unsafe fn call_view(
-    view: unsafe extern "C" fn(*mut c_void, c_int, c_uint, *mut bindings::asym_cpu_view) -> bool,
-    arg: *mut c_void,
-    cpu: u32,
-    want: c_uint,
-    v: &mut CpuView,
-) -> bool {
-    let Ok(cpu) = c_int::try_from(cpu) else {
-        return false;
-    };
-    // SAFETY: the caller allows the call; `v` points to a `CpuView`, which
-    // has the layout of `struct asym_cpu_view`.
-    unsafe { view(arg, cpu, want, core::ptr::from_mut(v).cast()) }
-}
-
 /// The scan of `select_idle_capacity()`, with the contract of the model's
 /// `asym_select_idle_capacity()`: walks `scan->cpus` from `scan->target`
 /// with wrap-around, calls `view(arg, cpu, want, &v)` for each CPU it
@@ -229,14 +206,21 @@ pub unsafe extern "C" fn sched_rust_select_idle_capacity(
                 view,
                 bindings::asym_idle_cpu_view as unsafe extern "C" fn(_, _, _, _) -> _,
             );
-            let pick = select_idle_capacity(task, &core_scan, |cpu, want, v| {
-                // SAFETY: the caller allows `view(arg, cpu, want, v)`, and
-                // `view` is `asym_idle_cpu_view` in the first branch.
+            let pick = select_idle_capacity(task, &core_scan, |cpu, want: c_uint, v| {
+                // `cpu < nbits`; a CPU id beyond `c_int` is not idle.
+                let Ok(cpu) = c_int::try_from(cpu) else {
+                    return false;
+                };
+                let v = core::ptr::from_mut(v).cast::<bindings::asym_cpu_view>();
+                // SAFETY: the caller allows `view(arg, cpu, want, v)` for
+                // any CPU below `nbits`, and `view` is
+                // `asym_idle_cpu_view` in the first branch; `v` points to a
+                // `CpuView`, which has the layout of `struct asym_cpu_view`.
                 unsafe {
                     if scheduler_view {
-                        call_view(bindings::asym_idle_cpu_view, arg, cpu, want, v)
+                        bindings::asym_idle_cpu_view(arg, cpu, want, v)
                     } else {
-                        call_view(view, arg, cpu, want, v)
+                        view(arg, cpu, want, v)
                     }
                 }
             });
