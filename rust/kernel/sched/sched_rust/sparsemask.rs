@@ -185,29 +185,42 @@ impl<'a> SparseMask<'a> {
             return None;
         }
         let first = self.chunk_of(lo);
-        let last = self.chunk_of(hi.wrapping_sub(1));
-        let chunks = self.chunks.get(first..=last)?;
-        // Elements of the first chunk below `lo` do not count.
-        let mut below_lo = usize::MAX.wrapping_shl(self.bit_of(lo));
-        // The index of `chunk` in the mask; counted by hand, as range and
-        // `enumerate()` counters carry overflow checks.
+        let mut chunks = self.chunks.get(first..)?.iter();
+        // The chunk of `lo`, less its elements below `lo`. It is searched
+        // before the bound of the others is taken: on a machine of one
+        // chunk per LLC, and wherever the next element is near, it is the
+        // only chunk read, and the walk's step pays for no more.
+        let below_lo = usize::MAX.wrapping_shl(self.bit_of(lo));
+        let mut word = chunks.next()?.load() & self.chunk_bits() & below_lo;
+        // The index of the chunk `word` came from; counted by hand, as
+        // range and `enumerate()` counters carry overflow checks.
         let mut index = first;
-
-        for chunk in chunks {
-            let word = chunk.load() & self.chunk_bits() & below_lo;
-            if word != 0 {
-                // `index <= last`, so `index << density` is at most
-                // `hi - 1 < u32::MAX`; adding a bit number below `2^density`
-                // stays within the chunk, hence within `u32`.
-                let elem = (index as u32)
-                    .wrapping_shl(self.density)
-                    .wrapping_add(word.trailing_zeros());
-                return if elem < hi { Some(elem) } else { None };
+        if word == 0 {
+            // The chunks after it, up to the chunk of `hi - 1`.
+            let last = self.chunk_of(hi.wrapping_sub(1));
+            let rest = chunks.as_slice().get(..last.wrapping_sub(first))?;
+            for chunk in rest {
+                index = index.wrapping_add(1);
+                word = chunk.load() & self.chunk_bits();
+                if word != 0 {
+                    break;
+                }
             }
-            below_lo = usize::MAX;
-            index = index.wrapping_add(1);
+            if word == 0 {
+                return None;
+            }
         }
-        None
+        // `first <= index <= last`, so `index << density` is at most
+        // `hi - 1 < u32::MAX`; adding a bit number below `2^density` stays
+        // within the chunk, hence within `u32`.
+        let elem = (index as u32)
+            .wrapping_shl(self.density)
+            .wrapping_add(word.trailing_zeros());
+        if elem < hi {
+            Some(elem)
+        } else {
+            None
+        }
     }
 
     /// The element after `prev` in the walk that starts at `origin`.
