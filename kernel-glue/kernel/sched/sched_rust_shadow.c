@@ -443,13 +443,13 @@ static s32 idle_shadow_pick_in_node(void *ctx, const struct cpumask *cpus_allowe
 
 static const struct scx_idle_pick_ops idle_shadow_ops = {
 	.smt_active		= idle_shadow_smt_active,
-	.nr_cpu_ids		= idle_shadow_nr_cpu_ids,
+	.nr_cpus		= idle_shadow_nr_cpu_ids,
 	.cpu_node		= idle_shadow_cpu_node,
 	.idle_cpus		= idle_shadow_cpus,
 	.idle_smts		= idle_shadow_smts,
 	.smt_mask		= idle_shadow_smt_mask,
 	.any_and_distribute	= idle_shadow_any_and_distribute,
-	.nr_node_ids		= idle_shadow_nr_node_ids,
+	.nr_nodes		= idle_shadow_nr_node_ids,
 	.online_nodes		= idle_shadow_online_nodes,
 	.node_order		= idle_shadow_node_order,
 	.test_and_clear_cpu	= idle_shadow_test_and_clear_cpu,

@@ -128,13 +128,13 @@ static inline s32 idle_machine_pick_in_node(void *ctx, const struct cpumask *cpu
 
 static const struct scx_idle_pick_ops idle_machine_ops = {
 	.smt_active		= idle_machine_smt_active,
-	.nr_cpu_ids		= idle_machine_nr_cpu_ids,
+	.nr_cpus		= idle_machine_nr_cpu_ids,
 	.cpu_node		= idle_machine_cpu_node,
 	.idle_cpus		= idle_machine_cpus,
 	.idle_smts		= idle_machine_smts,
 	.smt_mask		= idle_machine_smt_mask,
 	.any_and_distribute	= idle_machine_any_and_distribute,
-	.nr_node_ids		= idle_machine_nr_node_ids,
+	.nr_nodes		= idle_machine_nr_node_ids,
 	.online_nodes		= idle_machine_online_nodes,
 	.node_order		= idle_machine_node_order,
 	.test_and_clear_cpu	= idle_machine_test_and_clear_cpu,

@@ -33,32 +33,34 @@ enum scx_pick_idle_cpu_flags {
 /*
  * struct scx_idle_pick_ops - what the idle CPU pickers read of the system,
  * and how they call each other. Each is called with the @ctx its caller was
- * given (NULL for the running system).
+ * given (NULL for the running system). @nr_cpus and @nr_nodes are not
+ * named after nr_cpu_ids and nr_node_ids, which are macros in some
+ * configurations (CONFIG_FORCE_NR_CPUS, !CONFIG_NUMA).
  * @smt_active:         sched_smt_active()
- * @nr_cpu_ids:         nr_cpu_ids
+ * @nr_cpus:            nr_cpu_ids
  * @cpu_node:           scx_cpu_node_if_enabled(): the node of @cpu, or
  *                      NUMA_NO_NODE without per-node idle masks
  * @idle_cpus:          idle_cpumask(@node)->cpu: the idle CPUs
  * @idle_smts:          idle_cpumask(@node)->smt: the CPUs of wholly idle cores
  * @smt_mask:           cpu_smt_mask()
  * @any_and_distribute: cpumask_any_and_distribute()
- * @nr_node_ids:        nr_node_ids
+ * @nr_nodes:           nr_node_ids
  * @online_nodes:       node_states[N_ONLINE]
  * @node_order:         every node by increasing distance from @node, ties by
- *                      node id: @nr_node_ids entries (scx_idle_node_order)
+ *                      node id: @nr_nodes entries (scx_idle_node_order)
  * @test_and_clear_cpu: scx_idle_test_and_clear_cpu()
  * @pick_in_node:       pick_idle_cpu_in_node()
  */
 struct scx_idle_pick_ops {
 	bool (*smt_active)(void *ctx);
-	unsigned int (*nr_cpu_ids)(void *ctx);
+	unsigned int (*nr_cpus)(void *ctx);
 	int (*cpu_node)(void *ctx, int cpu);
 	struct cpumask *(*idle_cpus)(void *ctx, int node);
 	struct cpumask *(*idle_smts)(void *ctx, int node);
 	const struct cpumask *(*smt_mask)(void *ctx, int cpu);
 	unsigned int (*any_and_distribute)(void *ctx, const struct cpumask *src1p,
 					   const struct cpumask *src2p);
-	unsigned int (*nr_node_ids)(void *ctx);
+	unsigned int (*nr_nodes)(void *ctx);
 	const nodemask_t *(*online_nodes)(void *ctx);
 	const u16 *(*node_order)(void *ctx, int node);
 	bool (*test_and_clear_cpu)(void *ctx, int cpu);
@@ -113,7 +115,7 @@ __pick_idle_cpu_in_node(const struct scx_idle_pick_ops *ops, void *ctx,
 retry:
 	if (ops->smt_active(ctx)) {
 		cpu = ops->any_and_distribute(ctx, ops->idle_smts(ctx, node), cpus_allowed);
-		if (cpu < ops->nr_cpu_ids(ctx))
+		if (cpu < ops->nr_cpus(ctx))
 			goto found;
 
 		if (flags & SCX_PICK_IDLE_CORE)
@@ -121,7 +123,7 @@ retry:
 	}
 
 	cpu = ops->any_and_distribute(ctx, ops->idle_cpus(ctx, node), cpus_allowed);
-	if (cpu >= ops->nr_cpu_ids(ctx))
+	if (cpu >= ops->nr_cpus(ctx))
 		return -EBUSY;
 
 found:
@@ -153,7 +155,7 @@ __pick_idle_cpu_from_online_nodes(const struct scx_idle_pick_ops *ops, void *ctx
 	 * nodes for the nearest one at each step. A node is visited if it
 	 * is online when the walk reaches it.
 	 */
-	for (i = 0; i < ops->nr_node_ids(ctx); i++) {
+	for (i = 0; i < ops->nr_nodes(ctx); i++) {
 		int n = order[i];
 
 		if (n == node || !node_isset(n, *ops->online_nodes(ctx)))
