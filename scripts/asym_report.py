@@ -12,7 +12,9 @@ Reads OUTDIR/console.txt and OUTDIR/kunit.json and checks:
   - per implementation, from the shadow counters printed before and after
     its workloads: fair.c's call sites of the fit ran many times with that
     implementation (select_idle_capacity(), asym_fits_cpu()) and never with
-    the other, and no compared call differed;
+    the other, and no compared call differed; the real calls of the Rust
+    scan were replayed through C (select_idle_capacity_call), none of the C
+    scan's (only a Rust call is replayed);
   - the kernel log has no WARNING, BUG, Oops or panic.
 Prints a table of calls per call site and implementation, and ends with
 "N passed, N failed". Exit status 1 on a failure.
@@ -27,7 +29,8 @@ from pathlib import Path
 import kunit_summary
 import shadow_report as shadow
 
-CALL_SITES = ("select_idle_capacity", "asym_fits_cpu", "util_fits_cpu")
+CALL_SITES = ("select_idle_capacity", "select_idle_capacity_call", "asym_fits_cpu",
+              "util_fits_cpu")
 MIN_CALLS = 100     # "many times": a workload's worth, not a stray call
 BAD = re.compile(r"BUG:|WARNING:|Oops|Kernel panic|rust_panic|KASAN:|UBSAN:")
 
@@ -87,7 +90,7 @@ def main(out):
     if all((i, w) in snaps for i in impls for w in ("start", "end")):
         print("Calls per call site while each implementation ran "
               "(shadow counters: compared calls, differences):")
-        print(f"  {'call site':22} {'impl':5} {'as C':>10} {'as Rust':>10} {'diffs':>6}")
+        print(f"  {'call site':25} {'impl':5} {'as C':>10} {'as Rust':>10} {'diffs':>6}")
         for impl in impls:
             before, after = snaps[(impl, "start")][0], snaps[(impl, "end")][0]
             for site in CALL_SITES:
@@ -95,11 +98,17 @@ def main(out):
                                                       before.get((site, mode), (0, 0))))
                      for mode in impls}
                 diffs = d["c"][1] + d["rust"][1]
-                print(f"  {site:22} {impl:5} {d['c'][0]:>10} {d['rust'][0]:>10} {diffs:>6}")
+                print(f"  {site:25} {impl:5} {d['c'][0]:>10} {d['rust'][0]:>10} {diffs:>6}")
                 result(diffs == 0, f"shadow {site} ({impl}): {diffs} differences in "
                        f"{d['c'][0] + d['rust'][0]} compared calls")
                 if site == "util_fits_cpu":
                     continue    # fair.c's own util_fits_cpu() is C in both modes
+                if site == "select_idle_capacity_call" and impl == "c":
+                    # Only the Rust scan's real calls are replayed.
+                    result(d["c"][0] + d["rust"][0] == 0,
+                           f"{site}: no call replayed while C ran "
+                           f"({d['c'][0] + d['rust'][0]})")
+                    continue
                 other = "rust" if impl == "c" else "c"
                 result(d[impl][0] >= MIN_CALLS and d[other][0] == 0,
                        f"{site} ran with {impl} only: {d[impl][0]} calls "

@@ -21,6 +21,7 @@ import sys
 
 WHY_NOT_CALLED = {
     "select_idle_capacity": "no asymmetric CPU capacities here",
+    "select_idle_capacity_call": "no asymmetric CPU capacities here, or the scan ran in C",
     "asym_fits_cpu": "no asymmetric CPU capacities here",
     "util_fits_cpu": "no asymmetric CPU capacities or energy model here",
     "steal_search": "no CPU went idle while another was overloaded",

@@ -32,6 +32,7 @@
 
 enum shadow_helper {
 	SHADOW_SELECT_IDLE_CAPACITY,
+	SHADOW_SELECT_IDLE_CAPACITY_CALL,
 	SHADOW_ASYM_FITS_CPU,
 	SHADOW_UTIL_FITS_CPU,
 	SHADOW_STEAL_SEARCH,
@@ -43,6 +44,7 @@ enum shadow_helper {
 
 static const char * const shadow_helper_names[SHADOW_NR_HELPERS] = {
 	[SHADOW_SELECT_IDLE_CAPACITY]	= "select_idle_capacity",
+	[SHADOW_SELECT_IDLE_CAPACITY_CALL] = "select_idle_capacity_call",
 	[SHADOW_ASYM_FITS_CPU]		= "asym_fits_cpu",
 	[SHADOW_UTIL_FITS_CPU]		= "util_fits_cpu",
 	[SHADOW_STEAL_SEARCH]		= "steal_search",
@@ -111,6 +113,17 @@ struct asym_shadow_copy {
 	raw_spinlock_t lock;
 	/* described CPUs (asym_fit_machine.h), nr_cpu_ids of them */
 	struct asym_machine_cpu **chunks;
+	/*
+	 * The real scan being recorded (sched_rust_shadow_scan_begin()): the
+	 * CPU it runs on (-1: none), its interrupt state before the lock was
+	 * taken, the CPUs it reached (nr_cpu_ids bits), how many questions it
+	 * asked, and whether one was about a CPU beyond nr_cpu_ids.
+	 */
+	int recorder;
+	unsigned long irq_flags;
+	unsigned long *seen;
+	unsigned int nr_seen;
+	bool outside;
 };
 
 struct steal_shadow_copy {
@@ -136,6 +149,7 @@ void sched_rust_shadow_alloc_sizes(unsigned int nr_cpus, unsigned int nr_nodes,
 	sizes[SHADOW_ALLOC_ASYM_TABLE] = DIV_ROUND_UP(nr_cpus, ASYM_MACHINE_CHUNK) *
 					 sizeof(struct asym_machine_cpu *);
 	sizes[SHADOW_ALLOC_ASYM_CHUNK] = ASYM_MACHINE_CHUNK * sizeof(struct asym_machine_cpu);
+	sizes[SHADOW_ALLOC_ASYM_SEEN] = mask;
 	/* The steal series' cfs_overload_cpus, one per LLC, is this size. */
 	sizes[SHADOW_ALLOC_OVERLOAD] = sparsemask_size(nr_cpus, SMASK_DENSITY_DEFAULT);
 	sizes[SHADOW_ALLOC_SIBLINGS] = mask;
@@ -198,6 +212,87 @@ void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
 		  task->uclamp_used, scan->nr_idle_scan, scan->sis_util,
 		  scan->has_idle_core, scan->nbits, scan->cpus, c_cpu,
 		  c_cleared, rust_cpu, rust_cleared);
+}
+
+bool sched_rust_shadow_scan_begin(void)
+{
+	struct asym_shadow_copy *copy = READ_ONCE(asym_shadow);
+	unsigned long irq_flags;
+
+	if (!copy) {
+		shadow_skip(SHADOW_SELECT_IDLE_CAPACITY_CALL, SHADOW_SKIP_NO_COPY);
+		return false;
+	}
+	if (!raw_spin_trylock_irqsave(&copy->lock, irq_flags)) {
+		shadow_skip(SHADOW_SELECT_IDLE_CAPACITY_CALL, SHADOW_SKIP_BUSY);
+		return false;
+	}
+	copy->irq_flags = irq_flags;
+	bitmap_zero(copy->seen, nr_cpu_ids);
+	copy->nr_seen = 0;
+	copy->outside = false;
+	/* Interrupts are off: the scan runs on this CPU until the end. */
+	WRITE_ONCE(copy->recorder, smp_processor_id());
+	return true;
+}
+
+void sched_rust_shadow_scan_seen(int cpu, bool idle, const struct asym_cpu_view *view)
+{
+	struct asym_shadow_copy *copy = READ_ONCE(asym_shadow);
+	struct asym_machine_cpu *c;
+
+	/* Only the scan that holds the copy, on this CPU, is recorded. */
+	if (!copy || READ_ONCE(copy->recorder) != raw_smp_processor_id())
+		return;
+	copy->nr_seen++;
+	if (cpu < 0 || cpu >= nr_cpu_ids) {
+		copy->outside = true;
+		return;
+	}
+	__set_bit(cpu, copy->seen);
+	c = asym_machine_chunks_cpu(copy->chunks, cpu);
+	c->idle = idle;
+	if (idle)
+		c->view = *view;
+}
+
+void sched_rust_shadow_scan_end(const struct asym_fit_task *task,
+				const struct asym_scan *scan, bool smt_active,
+				int rust_cpu, bool rust_cleared)
+{
+	struct asym_shadow_copy *copy = READ_ONCE(asym_shadow);
+	struct asym_machine m = {
+		.chunks = copy->chunks, .nr_cpus = nr_cpu_ids,
+		.smt_active = smt_active, .known = copy->seen,
+	};
+	unsigned int rust_seen = copy->nr_seen;
+	bool checked, differs = false;
+	int c_cpu = -1;
+
+	/* As in sched_rust_shadow_select_idle_capacity(): nr_cpu_ids CPUs. */
+	checked = !copy->outside &&
+		  find_next_bit(scan->cpus, scan->nbits, nr_cpu_ids) >= scan->nbits;
+	if (checked) {
+		asym_machine_reset(&m);
+		c_cpu = asym_machine_select_idle_capacity(&m, task, scan);
+		differs = c_cpu != rust_cpu || m.cleared != rust_cleared ||
+			  m.unknown || m.nr_seen != rust_seen;
+	}
+	WRITE_ONCE(copy->recorder, -1);
+	raw_spin_unlock_irqrestore(&copy->lock, copy->irq_flags);
+
+	if (!checked) {
+		shadow_skip(SHADOW_SELECT_IDLE_CAPACITY_CALL, SHADOW_SKIP_INPUT);
+		return;
+	}
+	shadow_count(SHADOW_SELECT_IDLE_CAPACITY_CALL, true, differs);
+	WARN_ONCE(differs,
+		  "sched_rust shadow: the real select_idle_capacity(target=%d util=%lu uclamp=%lu..%lu/%d nr_idle_scan=%d/%d idle_core=%d cpus=%*pbl) replayed: C %d/%d after %u CPUs%s, Rust %d/%d after %u\n",
+		  scan->target, task->util, task->uclamp_min, task->uclamp_max,
+		  task->uclamp_used, scan->nr_idle_scan, scan->sis_util,
+		  scan->has_idle_core, scan->nbits, scan->cpus, c_cpu, m.cleared,
+		  m.nr_seen, m.unknown ? " (one the Rust scan did not reach)" : "",
+		  rust_cpu, rust_cleared, rust_seen);
 }
 
 void sched_rust_shadow_asym_fits_cpu(const struct asym_fit_task *task,
@@ -733,7 +828,7 @@ static int shadow_show(struct seq_file *m, void *v)
 	int helper, rust, cpu, why;
 
 	seq_puts(m, "# each real call's inputs run through C and Rust; mode: the call site's implementation\n");
-	seq_printf(m, "%-22s %-5s %12s %12s\n", "helper", "mode", "calls", "differences");
+	seq_printf(m, "%-25s %-5s %12s %12s\n", "helper", "mode", "calls", "differences");
 	for (helper = 0; helper < SHADOW_NR_HELPERS; helper++) {
 		for (rust = 0; rust < 2; rust++) {
 			struct shadow_count sum = {};
@@ -744,7 +839,7 @@ static int shadow_show(struct seq_file *m, void *v)
 				sum.calls += READ_ONCE(s->count[helper][rust].calls);
 				sum.differences += READ_ONCE(s->count[helper][rust].differences);
 			}
-			seq_printf(m, "%-22s %-5s %12lu %12lu\n",
+			seq_printf(m, "%-25s %-5s %12lu %12lu\n",
 				   shadow_helper_names[helper], rust ? "rust" : "c",
 				   sum.calls, sum.differences);
 			calls += sum.calls;
@@ -780,20 +875,24 @@ static int __init sched_rust_shadow_alloc(void)
 		nr_chunks = sizes[SHADOW_ALLOC_ASYM_TABLE] / sizeof(*a->chunks);
 		if (a) {
 			raw_spin_lock_init(&a->lock);
+			a->recorder = -1;
 			a->chunks = kzalloc(sizes[SHADOW_ALLOC_ASYM_TABLE], GFP_KERNEL);
+			a->seen = kzalloc(sizes[SHADOW_ALLOC_ASYM_SEEN], GFP_KERNEL);
 		}
 		for (i = 0; a && a->chunks && i < nr_chunks; i++) {
 			a->chunks[i] = kzalloc(sizes[SHADOW_ALLOC_ASYM_CHUNK], GFP_KERNEL);
 			if (!a->chunks[i])
 				break;
 		}
-		if (a && a->chunks && i == nr_chunks) {
+		if (a && a->chunks && i == nr_chunks && a->seen) {
 			WRITE_ONCE(asym_shadow, a);
 		} else {
 			for (i = 0; a && a->chunks && i < nr_chunks; i++)
 				kfree(a->chunks[i]);
-			if (a)
+			if (a) {
 				kfree(a->chunks);
+				kfree(a->seen);
+			}
 			kfree(a);
 			pr_warn("sched_rust shadow: no memory for the capacity scan's copy; scans are skipped\n");
 		}

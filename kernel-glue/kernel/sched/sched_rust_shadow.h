@@ -19,6 +19,7 @@
  * would then report races rather than the implementations. So the real
  * call's own answer is not compared; the answers of the two
  * implementations on the state the real call saw, give or take a race, are.
+ * The capacity scan's real call is also compared, by replay (below).
  */
 #ifndef _KERNEL_SCHED_SCHED_RUST_SHADOW_H
 #define _KERNEL_SCHED_SCHED_RUST_SHADOW_H
@@ -45,6 +46,31 @@ void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
 							 struct asym_cpu_view *view,
 							 bool *idle),
 					    void *arg, bool rust);
+
+/*
+ * The real call of the Rust capacity scan, replayed through C. The call
+ * site brackets its call of sched_rust_select_idle_capacity() with
+ * sched_rust_shadow_scan_begin() and, if that returned true,
+ * sched_rust_shadow_scan_end() with the call's answer; in between, fair.c's
+ * view callback, which the scan calls directly, hands each answer it gives
+ * to sched_rust_shadow_scan_seen(): whether @cpu is idle for the task and,
+ * if so, its whole @view, with the fields the scan asked for as the scan
+ * got them. The end runs C's __select_idle_capacity() on those answers
+ * alone; it must ask about the same number of CPUs, none that the Rust scan
+ * did not reach, and return the same CPU and idle-cores hint. This checks
+ * the call the scheduler made, through the view it calls there, against C
+ * on exactly what that call read: no copy of the live state, no race.
+ *
+ * The begin takes the copy of the check above, with interrupts off until
+ * the end, and returns false (the call is counted as skipped) if another
+ * CPU holds it. sched_rust_shadow_scan_seen() records only between a
+ * begin that returned true and its end, on the CPU that called them.
+ */
+bool sched_rust_shadow_scan_begin(void);
+void sched_rust_shadow_scan_seen(int cpu, bool idle, const struct asym_cpu_view *view);
+void sched_rust_shadow_scan_end(const struct asym_fit_task *task,
+				const struct asym_scan *scan, bool smt_active,
+				int rust_cpu, bool rust_cleared);
 
 /* __asym_fits_cpu() against sched_rust_asym_fits_cpu() for @view of @cpu. */
 void sched_rust_shadow_asym_fits_cpu(const struct asym_fit_task *task,
@@ -92,6 +118,7 @@ void sched_rust_shadow_idle_pick(const struct scx_idle_topo *topo,
 enum shadow_alloc {
 	SHADOW_ALLOC_ASYM_TABLE,	/* the scan's copy: its chunk table */
 	SHADOW_ALLOC_ASYM_CHUNK,	/* one chunk of it, for each 256 CPUs */
+	SHADOW_ALLOC_ASYM_SEEN,		/* the CPUs a real scan reached */
 	SHADOW_ALLOC_OVERLOAD,		/* the walk's copy of an LLC's overload mask */
 	SHADOW_ALLOC_SIBLINGS,		/* the walk's copy of the SMT siblings */
 	SHADOW_ALLOC_IDLE_TABLE,	/* the idle picks' table of node sets */

@@ -465,6 +465,65 @@ static void asym_scan_random(struct kunit *test)
 }
 
 /*
+ * The shadow check's replay of a real scan (sched_rust_shadow_scan_end()):
+ * C's scan on a machine that knows only the CPUs the Rust scan reached
+ * gives the Rust scan's answer without asking about another CPU; and a
+ * machine that misses one of them is caught asking about it.
+ */
+static void asym_scan_replay(struct kunit *test)
+{
+	struct asym_case *c = alloc_case(test);
+	DECLARE_BITMAP(known, ASYM_MAX_CPUS);
+	struct asym_machine *mc, *mr;
+	int i, cpu_c, cpu_rust, replays = 0, caught = 0;
+	bool clear_rust;
+	unsigned int n;
+	struct rnd_state r;
+
+	prandom_seed_state(&r, ASYM_TEST_SEED + 1);
+	for (i = 0; i < ASYM_RANDOM_SCANS; i++) {
+		random_case(&r, c);
+		if (c->scan.target >= c->nr_cpus)
+			continue;	/* outside the contract: no real call */
+		mr = case_machine(&case_rust, c);
+		cpu_rust = sched_rust_select_idle_capacity(&c->task, &c->scan,
+							   asym_machine_view, mr,
+							   &clear_rust);
+		if (!asked_ok(mr)) {
+			KUNIT_FAIL(test, "replay %d: the Rust scan asked %u CPUs", i, mr->nr_seen);
+			return;
+		}
+		bitmap_zero(known, ASYM_MAX_CPUS);
+		for (n = 0; n < mr->nr_seen; n++)
+			__set_bit(mr->seen[n], known);
+
+		mc = case_machine(&case_c, c);
+		mc->known = known;
+		cpu_c = asym_machine_select_idle_capacity(mc, &c->task, &c->scan);
+		if (cpu_c != cpu_rust || mc->cleared != clear_rust || mc->unknown ||
+		    mc->nr_seen != mr->nr_seen) {
+			KUNIT_FAIL(test, "replay %d: C %d/%d after %u CPUs%s, Rust %d/%d after %u",
+				   i, cpu_c, mc->cleared, mc->nr_seen,
+				   mc->unknown ? " (an unknown one)" : "", cpu_rust,
+				   clear_rust, mr->nr_seen);
+			return;
+		}
+		replays++;
+		if (!mr->nr_seen)
+			continue;
+		/* Forget the last CPU the Rust scan reached: C reaches it too. */
+		__clear_bit(mr->seen[mr->nr_seen - 1], known);
+		mc = case_machine(&case_c, c);
+		mc->known = known;
+		asym_machine_select_idle_capacity(mc, &c->task, &c->scan);
+		KUNIT_EXPECT_TRUE_MSG(test, mc->unknown, "replay %d: a missing CPU went unseen", i);
+		caught += mc->unknown;
+	}
+	kunit_info(test, "%d replays agree, %d missing CPUs caught", replays, caught);
+	KUNIT_EXPECT_GT(test, replays, ASYM_RANDOM_SCANS / 2);
+}
+
+/*
  * One CPU, CPU 0, described by a view, for fair.c's util_fits_cpu() and
  * asym_fits_cpu() bodies: the C accessors read the same view as Rust.
  * Neither body asks whether a CPU is idle, nor clears the hint.
@@ -599,6 +658,7 @@ static struct kunit_case asym_fit_cases[] = {
 	KUNIT_CASE(asym_scan_edges),
 	KUNIT_CASE(asym_fits_edges),
 	KUNIT_CASE_SLOW(asym_scan_random),
+	KUNIT_CASE_SLOW(asym_scan_replay),
 	KUNIT_CASE_SLOW(asym_fits_random),
 	{}
 };

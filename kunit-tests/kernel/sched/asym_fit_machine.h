@@ -17,7 +17,9 @@
  * (C) or whose view it asks for (Rust), in order, with the fields asked,
  * and whether the C scan cleared the idle-cores hint, and for which target.
  * Both ask once per CPU they reach, and only there is the CPU checked: one
- * at or above @nr_cpus is recorded as outside, and reads as busy. The
+ * at or above @nr_cpus is recorded as outside, and reads as busy, and so
+ * does one that a machine of known CPUs does not know (the shadow check's
+ * replay of a real scan, which knows the CPUs that scan reached). The
  * other accessors read the CPUs the bodies reach, all below @nr_cpus.
  *
  * The CPUs are kept in chunks of ASYM_MACHINE_CHUNK, so that a machine of
@@ -51,6 +53,10 @@ struct asym_machine_cpu {
  * @nr_seen:      how many were asked, also beyond @max_seen
  * @cleared:      the C scan cleared the idle-cores hint, of @cleared_target
  * @outside:      a scan asked about a CPU the machine does not have
+ * @known:        NULL, or [@nr_cpus bits]: the CPUs whose description is
+ *                known; the others read as busy, and asking about one
+ *                sets @unknown
+ * @unknown:      a scan asked about a CPU that is not known
  */
 struct asym_machine {
 	struct asym_machine_cpu * const *chunks;
@@ -64,6 +70,8 @@ struct asym_machine {
 	bool cleared;
 	int cleared_target;
 	bool outside;
+	const unsigned long *known;
+	bool unknown;
 };
 
 /* Chunk @i of a flat array of @cpus, for @chunks. */
@@ -80,6 +88,7 @@ static inline void asym_machine_reset(struct asym_machine *m)
 	m->cleared = false;
 	m->cleared_target = -1;
 	m->outside = false;
+	m->unknown = false;
 }
 
 /* A machine of one CPU, CPU 0, described by a view: asym_machine_one(). */
@@ -133,6 +142,10 @@ asym_machine_ask(struct asym_machine *m, int cpu, unsigned int want)
 	m->nr_seen++;
 	if (cpu < 0 || (unsigned int)cpu >= m->nr_cpus) {
 		m->outside = true;
+		return NULL;
+	}
+	if (m->known && !test_bit(cpu, m->known)) {
+		m->unknown = true;
 		return NULL;
 	}
 	return asym_machine_cpu(m, cpu);

@@ -40,6 +40,7 @@ static size_t shadow_total(const struct shadow_machine *m, const size_t *sizes)
 	return sizes[SHADOW_ALLOC_ASYM_TABLE] +
 	       DIV_ROUND_UP(m->nr_cpus, sizes[SHADOW_ALLOC_ASYM_CHUNK] /
 			    sizeof(struct asym_machine_cpu)) * sizes[SHADOW_ALLOC_ASYM_CHUNK] +
+	       sizes[SHADOW_ALLOC_ASYM_SEEN] +
 	       sizes[SHADOW_ALLOC_OVERLOAD] + sizes[SHADOW_ALLOC_SIBLINGS] +
 	       sizes[SHADOW_ALLOC_IDLE_TABLE] +
 	       (m->nr_nodes + 1) * sizes[SHADOW_ALLOC_IDLE_SET] +
