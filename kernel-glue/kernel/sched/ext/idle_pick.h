@@ -32,10 +32,7 @@ enum scx_pick_idle_cpu_flags {
 
 /*
  * struct scx_idle_pick_ops - what the idle CPU pickers read of the system,
- * and how they call each other. Each is called with the @ctx its caller was
- * given (NULL for the running system). @nr_cpus and @nr_nodes are not
- * named after nr_cpu_ids and nr_node_ids, which are macros in some
- * configurations (CONFIG_FORCE_NR_CPUS, !CONFIG_NUMA).
+ * and how they call each other
  * @smt_active:         sched_smt_active()
  * @nr_cpus:            nr_cpu_ids
  * @cpu_node:           scx_cpu_node_if_enabled(): the node of @cpu, or
@@ -50,6 +47,11 @@ enum scx_pick_idle_cpu_flags {
  *                      node id: @nr_nodes entries (scx_idle_node_order)
  * @test_and_clear_cpu: scx_idle_test_and_clear_cpu()
  * @pick_in_node:       pick_idle_cpu_in_node()
+ *
+ * Each is called with the @ctx its caller was given (NULL for the running
+ * system). @nr_cpus and @nr_nodes are not named after nr_cpu_ids and
+ * nr_node_ids, which are macros in some configurations
+ * (CONFIG_FORCE_NR_CPUS, !CONFIG_NUMA).
  */
 struct scx_idle_pick_ops {
 	bool (*smt_active)(void *ctx);
