@@ -260,6 +260,7 @@ void sched_rust_shadow_scan_end(const struct asym_fit_task *task,
 				const struct asym_scan *scan, bool smt_active,
 				int rust_cpu, bool rust_cleared)
 {
+	/* Only after a begin that returned true: the copy is there, and ours. */
 	struct asym_shadow_copy *copy = READ_ONCE(asym_shadow);
 	struct asym_machine m = {
 		.chunks = copy->chunks, .nr_cpus = nr_cpu_ids,
