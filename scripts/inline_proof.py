@@ -167,8 +167,8 @@ def disassemble(obj, symbols):
 def check_object(build, obj, targets, exports):
     path = os.path.join(build, obj)
     found = instances(path, set(targets))
-    local = {l.split()[-1] for l in run(NM, "--defined-only", path).splitlines()
-             if re.search(r" t sched_rust_", l)}
+    defined = run(NM, "--defined-only", path).splitlines()
+    local = {l.split()[-1] for l in defined if re.search(r" t sched_rust_", l)}
     funcs = disassemble(path, {top for _, top, _ in found if top})
     ok, seen = True, set()
     for name, top, ranges in found:
@@ -225,8 +225,7 @@ def check_object(build, obj, targets, exports):
         print("  FAIL: %s calls %s in sched_rust.o" % (obj, " ".join(undef)))
         ok = False
     # The inlined copies are local: the object defines no sched_rust_* globally.
-    glob = [l.split()[-1] for l in run(NM, "--defined-only", path).splitlines()
-            if re.search(r" [A-Z] sched_rust_", l)]
+    glob = [l.split()[-1] for l in defined if re.search(r" [A-Z] sched_rust_", l)]
     if glob:
         print("  FAIL: %s defines %s globally" % (obj, " ".join(glob)))
         ok = False
