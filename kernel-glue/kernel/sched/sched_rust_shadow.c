@@ -161,6 +161,12 @@ void sched_rust_shadow_alloc_sizes(unsigned int nr_cpus, unsigned int nr_nodes,
 }
 
 #ifdef CONFIG_SCHED_RUST_ASYM_FIT
+/* The copy holds nr_cpu_ids CPUs; a span has no other. */
+static bool asym_scan_fits_copy(const struct asym_scan *scan)
+{
+	return find_next_bit(scan->cpus, scan->nbits, nr_cpu_ids) >= scan->nbits;
+}
+
 void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
 					    const struct asym_scan *scan,
 					    bool smt_active,
@@ -181,8 +187,7 @@ void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
 		shadow_skip(SHADOW_SELECT_IDLE_CAPACITY, SHADOW_SKIP_NO_COPY);
 		return;
 	}
-	/* The copy holds nr_cpu_ids CPUs; a span has no other. */
-	if (find_next_bit(scan->cpus, scan->nbits, nr_cpu_ids) < scan->nbits) {
+	if (!asym_scan_fits_copy(scan)) {
 		shadow_skip(SHADOW_SELECT_IDLE_CAPACITY, SHADOW_SKIP_INPUT);
 		return;
 	}
@@ -270,9 +275,7 @@ void sched_rust_shadow_scan_end(const struct asym_fit_task *task,
 	bool checked, differs = false;
 	int c_cpu = -1;
 
-	/* As in sched_rust_shadow_select_idle_capacity(): nr_cpu_ids CPUs. */
-	checked = !copy->outside &&
-		  find_next_bit(scan->cpus, scan->nbits, nr_cpu_ids) >= scan->nbits;
+	checked = !copy->outside && asym_scan_fits_copy(scan);
 	if (checked) {
 		asym_machine_reset(&m);
 		c_cpu = asym_machine_select_idle_capacity(&m, task, scan);
