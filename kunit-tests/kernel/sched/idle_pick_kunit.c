@@ -489,10 +489,12 @@ static void idle_pick_edges(struct kunit *test)
 /*
  * Input idle.c's callers do not produce, where Rust must still do what the C
  * picker does, or at least nothing unsafe: a start node without masks, and
- * a CPU of no node. (Claims that work on other masks than those searched,
- * a node's pick without per-node tracking or a CPU in another node's masks,
- * make idle.c's loop retry forever; the Rust picker, a drop-in, does too, so
- * neither is run here: sched_rust.h keeps them out of the contract.)
+ * a CPU of no node. Claims that work on other masks than those searched
+ * (a node's pick without per-node tracking, a CPU in another node's masks)
+ * are out of the contract too (sched_rust.h): when such a claim fails,
+ * idle.c's loop retries forever, and so does the Rust picker, a drop-in, so
+ * that is not run here; when it works, both claim the CPU in the masks of
+ * its own node, which is.
  */
 static void idle_pick_odd_input(struct kunit *test)
 {
@@ -523,6 +525,27 @@ static void idle_pick_odd_input(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, test_bit(5, m->cpu[1][MAX_NODES]));
 	KUNIT_EXPECT_TRUE(test, test_bit(5, m->cpu[1][1]));
 	m->cpu_node[5] = 1;
+
+	/*
+	 * A candidate found in node 0's masks whose node is 1 (it changed
+	 * since the masks were filled) is claimed in node 1's masks, where it
+	 * is idle; without per-node tracking, in the global ones. Node 0's
+	 * masks keep it both times.
+	 */
+	bitmap_zero(allowed, MAX_CPUS);
+	__set_bit(5, allowed);
+	__set_bit(5, m->cpu[0][0]);
+	__set_bit(5, m->cpu[1][0]);
+	pick_both(test, m, PICK_IN_NODE, allowed, 0, 0, smt_node, &cursor, 0);
+	KUNIT_EXPECT_EQ(test, cursor, 5);
+	KUNIT_EXPECT_FALSE(test, test_bit(5, m->cpu[1][1]));
+	KUNIT_EXPECT_TRUE(test, test_bit(5, m->cpu[1][0]));
+	__set_bit(5, m->cpu[0][MAX_NODES]);
+	__set_bit(5, m->cpu[1][MAX_NODES]);
+	pick_both(test, m, PICK_ALL_NODES, allowed, 0, 0, SCX_IDLE_STATE_SMT_ACTIVE,
+		  &cursor, 0);
+	KUNIT_EXPECT_FALSE(test, test_bit(5, m->cpu[1][MAX_NODES]));
+	KUNIT_EXPECT_TRUE(test, test_bit(5, m->cpu[1][0]));
 }
 #endif /* CONFIG_NUMA */
 

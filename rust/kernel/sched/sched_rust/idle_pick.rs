@@ -226,11 +226,11 @@ fn find_and_in(a: &Bits, b: &Bits, from: u32, limit: u32) -> Option<u32> {
     None
 }
 
-/// The first bit of `a & b` in `[from, nbits)`, as a CPU id.
+/// Whether `a & b` has a bit below `nbits`: `bitmap_intersects()`.
 #[inline]
-fn find_and_from(a: &Bits, b: &Bits, from: u32, nbits: u32) -> Option<u32> {
+fn intersects(a: &Bits, b: &Bits, nbits: u32) -> bool {
     let (a, b) = cut(a, b, nbits);
-    find_and_in(a, b, from, nbits)
+    find_and_in(a, b, 0, nbits).is_some()
 }
 
 /// `cpumask_any_and_distribute()` over `nbits` CPUs with `cursor` for
@@ -291,19 +291,61 @@ fn masks_of_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> Option<IdleMasks
 // is every pick's hot path, and LLVM's threshold left it a call.
 #[inline(always)]
 pub fn test_and_clear_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> bool {
-    let nbits = topo.nr_cpus();
-    if cpu >= nbits {
+    if cpu >= topo.nr_cpus() {
         return false;
     }
-    let Some(masks) = masks_of_cpu(topo, cpu, state) else {
-        return false;
-    };
+    match masks_of_cpu(topo, cpu, state) {
+        Some(masks) => claim_in(topo, masks, cpu, state),
+        None => false,
+    }
+}
+
+/// [`test_and_clear_cpu`] of `cpu`, which a search of `masks`, the masks of
+/// `node`, found: `cpu` is below the topology's CPU count.
+///
+/// The claim works on the masks of the CPU's own node, as C's does. In
+/// idle.c's contract those are the masks searched, which are at hand. Out
+/// of it (a CPU whose node changed, a node's pick without per-node
+/// tracking) they are looked up, out of line.
+#[inline(always)]
+fn claim_found<T: Topology>(
+    topo: &T,
+    cpu: u32,
+    node: Option<u32>,
+    masks: IdleMasks<'_>,
+    state: u32,
+) -> bool {
+    match claim_node(topo, cpu, state) {
+        Ok(own) if own == node => claim_in(topo, masks, cpu, state),
+        Ok(own) => claim_elsewhere(topo, cpu, own, state),
+        Err(()) => false,
+    }
+}
+
+/// [`claim_found`] of a CPU whose node is not the one searched.
+#[cold]
+#[inline(never)]
+fn claim_elsewhere<T: Topology>(topo: &T, cpu: u32, node: Option<u32>, state: u32) -> bool {
+    match topo.masks(node) {
+        Some(masks) => claim_in(topo, masks, cpu, state),
+        None => false,
+    }
+}
+
+/// The claim of `cpu` on `masks`, the masks of its node (see
+/// [`test_and_clear_cpu`]); `cpu` is below the topology's CPU count.
+#[inline(always)]
+fn claim_in<T: Topology>(topo: &T, masks: IdleMasks<'_>, cpu: u32, state: u32) -> bool {
     if state & STATE_SMT_ACTIVE != 0 {
-        let siblings = topo.smt_siblings(cpu).unwrap_or(&[]);
-        if find_and_from(siblings, masks.smt, 0, nbits).is_some() {
-            andnot(masks.smt, siblings);
-        } else if test_bit(masks.smt, cpu) {
-            clear_bit(masks.smt, cpu);
+        match topo.smt_siblings(cpu) {
+            Some(siblings) if intersects(siblings, masks.smt, topo.nr_cpus()) => {
+                andnot(masks.smt, siblings);
+            }
+            _ => {
+                if test_bit(masks.smt, cpu) {
+                    clear_bit(masks.smt, cpu);
+                }
+            }
         }
     }
     test_and_clear_bit(masks.cpu, cpu)
@@ -329,18 +371,19 @@ pub fn pick_in_node<T: Topology>(
     state: u32,
 ) -> i32 {
     match topo.masks(node) {
-        Some(masks) => pick_in_masks(topo, masks, allowed, flags, state),
+        Some(masks) => pick_in_masks(topo, node, masks, allowed, flags, state),
         None => -EBUSY,
     }
 }
 
-/// [`pick_in_node`] on `masks`, the masks of the node searched.
+/// [`pick_in_node`] on `masks`, the masks of `node`.
 // Always inlined: LLVM's threshold left it a call from `pick()`, which
 // then passed the topology and the masks through the stack (callgrind, the
 // userspace replica, 224 CPUs: 6-7% of the instructions of a pick).
 #[inline(always)]
 fn pick_in_masks<T: Topology>(
     topo: &T,
+    node: Option<u32>,
     masks: IdleMasks<'_>,
     allowed: &Bits,
     flags: u64,
@@ -361,7 +404,7 @@ fn pick_in_masks<T: Topology>(
         let Some(cpu) = cpu else {
             return -EBUSY;
         };
-        if test_and_clear_cpu(topo, cpu, state) {
+        if claim_found(topo, cpu, node, masks, state) {
             // `cpu < nr_cpus <= i32::MAX` for any real topology.
             return i32::try_from(cpu).unwrap_or(-EBUSY);
         }
@@ -416,7 +459,7 @@ pub fn pick<T: Topology>(
     let Some(masks) = topo.masks(node) else {
         return -EBUSY;
     };
-    let cpu = pick_in_masks(topo, masks, allowed, flags, state);
+    let cpu = pick_in_masks(topo, node, masks, allowed, flags, state);
     if cpu >= 0 {
         return cpu;
     }
