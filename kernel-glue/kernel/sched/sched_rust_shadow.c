@@ -241,13 +241,28 @@ bool sched_rust_shadow_scan_begin(void)
 	return true;
 }
 
-void sched_rust_shadow_scan_seen(int cpu, bool idle, const struct asym_cpu_view *view)
+/* The copy, if it records the scan running on this CPU; else NULL. */
+static struct asym_shadow_copy *asym_shadow_recording(void)
 {
 	struct asym_shadow_copy *copy = READ_ONCE(asym_shadow);
+
+	if (!copy || READ_ONCE(copy->recorder) != raw_smp_processor_id())
+		return NULL;
+	return copy;
+}
+
+bool sched_rust_shadow_scan_recording(void)
+{
+	return asym_shadow_recording();
+}
+
+void sched_rust_shadow_scan_seen(int cpu, bool idle, const struct asym_cpu_view *view)
+{
+	struct asym_shadow_copy *copy = asym_shadow_recording();
 	struct asym_machine_cpu *c;
 
 	/* Only the scan that holds the copy, on this CPU, is recorded. */
-	if (!copy || READ_ONCE(copy->recorder) != raw_smp_processor_id())
+	if (!copy)
 		return;
 	copy->nr_seen++;
 	if (cpu < 0 || cpu >= nr_cpu_ids) {

@@ -64,9 +64,12 @@ void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
  * The begin takes the copy of the check above, with interrupts off until
  * the end, and returns false (the call is counted as skipped) if another
  * CPU holds it. sched_rust_shadow_scan_seen() records only between a
- * begin that returned true and its end, on the CPU that called them.
+ * begin that returned true and its end, on the CPU that called them;
+ * sched_rust_shadow_scan_recording() tells whether that is now, so that the
+ * callback reads the fields the scan did not ask for only then.
  */
 bool sched_rust_shadow_scan_begin(void);
+bool sched_rust_shadow_scan_recording(void);
 void sched_rust_shadow_scan_seen(int cpu, bool idle, const struct asym_cpu_view *view);
 void sched_rust_shadow_scan_end(const struct asym_fit_task *task,
 				const struct asym_scan *scan, bool smt_active,
