@@ -426,10 +426,15 @@ fn pick_from_online_nodes<T: Topology>(
     let Some(order) = topo.node_order(start) else {
         return -EBUSY;
     };
-    let online = topo.online_nodes();
+    // Looked up at the first node after `start`: a machine of one node
+    // never needs it.
+    let mut online = None;
     for &node in order {
         let node = u32::from(node);
-        if node == start || !test_bit(online, node) {
+        if node == start {
+            continue;
+        }
+        if !test_bit(*online.get_or_insert_with(|| topo.online_nodes()), node) {
             continue;
         }
         let cpu = pick_in_node(topo, allowed, Some(node), flags, state);
