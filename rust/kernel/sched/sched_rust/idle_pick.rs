@@ -114,7 +114,8 @@ pub trait Topology {
     fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>>;
     /// `cpumask_any_and_distribute(a, b)`: the first CPU of `a & b` after
     /// the rotation's cursor, wrapping around; the cursor moves to the CPU
-    /// found. `None` if `a & b` has no CPU below [`Topology::nr_cpus`].
+    /// found. `None` if `a & b` has no CPU below [`Topology::nr_cpus`]; a
+    /// CPU returned is always below it (the claim relies on that).
     fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32>;
     /// The online nodes (`node_states[N_ONLINE]`), one bit per node.
     fn online_nodes(&self) -> &Bits;
@@ -287,8 +288,9 @@ fn masks_of_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> Option<IdleMasks
 /// before writes, to spare cache lines.
 ///
 /// Returns false, writing nothing, for a CPU out of range.
-// Always inlined, as C's __scx_idle_test_and_clear_cpu() is: the claim
-// is every pick's hot path, and LLVM's threshold left it a call.
+// Always inlined, as C's __scx_idle_test_and_clear_cpu() is: it is the
+// whole of its export, and LLVM's threshold left it a call. (The picks
+// claim through `claim_found()`.)
 #[inline(always)]
 pub fn test_and_clear_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> bool {
     if cpu >= topo.nr_cpus() {
@@ -426,15 +428,15 @@ fn pick_from_online_nodes<T: Topology>(
     let Some(order) = topo.node_order(start) else {
         return -EBUSY;
     };
-    // Looked up at the first node after `start`: a machine of one node
-    // never needs it.
+    // Looked up at the first node other than `start`: a machine of one
+    // node never needs it.
     let mut online = None;
     for &node in order {
         let node = u32::from(node);
         if node == start {
             continue;
         }
-        if !test_bit(*online.get_or_insert_with(|| topo.online_nodes()), node) {
+        if !test_bit(online.get_or_insert_with(|| topo.online_nodes()), node) {
             continue;
         }
         let cpu = pick_in_node(topo, allowed, Some(node), flags, state);
