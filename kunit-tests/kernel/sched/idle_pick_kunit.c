@@ -20,9 +20,10 @@
  * struct cpumask of this kernel holds (small_cpumask_bits: 64 in the
  * project's VM, 8 on UML) and at most MAX_NUMNODES nodes (1 without NUMA,
  * where idle.c has no walk across nodes). Input outside idle.c's contract
- * (CPUs and nodes out of range, nodes without masks) is checked on the Rust
- * side only; claims that would retry forever are not made, as the Rust
- * picker, like idle.c's, would retry forever too.
+ * that idle.c would read out of bounds (CPUs and nodes out of range, nodes
+ * without masks) is checked on the Rust side only; claims on other masks
+ * than those searched are compared where they work, and not made where
+ * they would fail, as the Rust picker, like idle.c's, would retry forever.
  *
  * The last cases let kthreads pick from one set of masks at once, C and
  * Rust mixed: each idle CPU must be claimed exactly once. Then the same,
@@ -186,10 +187,10 @@ static bool masks_equal(const struct machine *m)
 enum pick_kind { PICK_ALL_NODES, PICK_IN_NODE, PICK_CLAIM };
 
 /*
- * One operation in C and in Rust; both results must agree. Only input
- * within idle.c's contract: a CPU below nr_cpus, a node of the machine or
- * NUMA_NO_NODE (with global masks), and claims that work on the masks
- * searched (per-node masks for a node's pick).
+ * One operation in C and in Rust; both results must agree. Only input C
+ * can take: a CPU below nr_cpus, a node of the machine or NUMA_NO_NODE,
+ * and claims that work on the masks searched (per-node masks for a node's
+ * pick), or else that cannot fail (idle_pick_odd_input()).
  */
 static void pick_both(struct kunit *test, struct machine *m, enum pick_kind kind,
 		      const unsigned long *allowed, int node, u64 flags,
@@ -536,6 +537,8 @@ static void idle_pick_odd_input(struct kunit *test)
 	__set_bit(5, allowed);
 	__set_bit(5, m->cpu[0][0]);
 	__set_bit(5, m->cpu[1][0]);
+	/* The claim must work, or both pickers retry forever. */
+	KUNIT_ASSERT_TRUE(test, test_bit(5, m->cpu[0][1]) && test_bit(5, m->cpu[1][1]));
 	pick_both(test, m, PICK_IN_NODE, allowed, 0, 0, smt_node, &cursor, 0);
 	KUNIT_EXPECT_EQ(test, cursor, 5);
 	KUNIT_EXPECT_FALSE(test, test_bit(5, m->cpu[1][1]));
@@ -546,6 +549,18 @@ static void idle_pick_odd_input(struct kunit *test)
 		  &cursor, 0);
 	KUNIT_EXPECT_FALSE(test, test_bit(5, m->cpu[1][MAX_NODES]));
 	KUNIT_EXPECT_TRUE(test, test_bit(5, m->cpu[1][0]));
+
+	/*
+	 * A pick of the global masks with per-node tracking on (a CPU idle in
+	 * both): the claim works on the masks of the CPU's node.
+	 */
+	__set_bit(5, m->cpu[0][MAX_NODES]);
+	__set_bit(5, m->cpu[1][MAX_NODES]);
+	__set_bit(5, m->cpu[0][1]);
+	__set_bit(5, m->cpu[1][1]);
+	pick_both(test, m, PICK_ALL_NODES, allowed, NUMA_NO_NODE, 0, smt_node, &cursor, 0);
+	KUNIT_EXPECT_FALSE(test, test_bit(5, m->cpu[1][1]));
+	KUNIT_EXPECT_TRUE(test, test_bit(5, m->cpu[1][MAX_NODES]));
 }
 #endif /* CONFIG_NUMA */
 

@@ -15,9 +15,10 @@
  * A machine has at most as many CPUs as a struct cpumask of the kernel
  * holds (small_cpumask_bits) and at most MAX_NUMNODES nodes, and its
  * online_nodes points into a nodemask_t. Only input within idle.c's
- * contract may come here: a CPU below nr_cpus, a node of the machine with
- * masks (or NUMA_NO_NODE), and claims that work on the masks searched.
- * Include it only where the table below is used.
+ * contract may come here: a CPU below nr_cpus and a node of the machine with
+ * masks (or NUMA_NO_NODE); a claim that fails must work on the masks
+ * searched, or the pick retries forever, as idle.c's. Include it only where
+ * the table below is used.
  */
 #ifndef _KERNEL_SCHED_IDLE_PICK_MACHINE_H
 #define _KERNEL_SCHED_IDLE_PICK_MACHINE_H
