@@ -273,10 +273,14 @@ fn claim_node<T: Topology>(topo: &T, cpu: u32, state: u32) -> Result<Option<u32>
     }
 }
 
-/// The masks a claim of `cpu` works on (see [`claim_node`]).
-#[inline]
-fn masks_of_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> Option<IdleMasks<'_>> {
-    topo.masks(claim_node(topo, cpu, state).ok()?)
+/// The claim of `cpu` on the masks of `node`, the node its claim works on
+/// (see [`claim_node`]); false, writing nothing, for a node without masks.
+#[inline(always)]
+fn claim_on_node<T: Topology>(topo: &T, cpu: u32, node: Option<u32>, state: u32) -> bool {
+    match topo.masks(node) {
+        Some(masks) => claim_in(topo, masks, cpu, state),
+        None => false,
+    }
 }
 
 /// Claims `cpu`: `scx_idle_test_and_clear_cpu()`.
@@ -296,9 +300,9 @@ pub fn test_and_clear_cpu<T: Topology>(topo: &T, cpu: u32, state: u32) -> bool {
     if cpu >= topo.nr_cpus() {
         return false;
     }
-    match masks_of_cpu(topo, cpu, state) {
-        Some(masks) => claim_in(topo, masks, cpu, state),
-        None => false,
+    match claim_node(topo, cpu, state) {
+        Ok(node) => claim_on_node(topo, cpu, node, state),
+        Err(()) => false,
     }
 }
 
@@ -324,14 +328,12 @@ fn claim_found<T: Topology>(
     }
 }
 
-/// [`claim_found`] of a CPU whose node is not the one searched.
+/// [`claim_on_node`] out of line, for [`claim_found`] of a CPU whose node
+/// is not the one searched.
 #[cold]
 #[inline(never)]
 fn claim_elsewhere<T: Topology>(topo: &T, cpu: u32, node: Option<u32>, state: u32) -> bool {
-    match topo.masks(node) {
-        Some(masks) => claim_in(topo, masks, cpu, state),
-        None => false,
-    }
+    claim_on_node(topo, cpu, node, state)
 }
 
 /// The claim of `cpu` on `masks`, the masks of its node (see
