@@ -43,6 +43,17 @@
 #define __noinline	__attribute__((__noinline__))
 
 /*
+ * A value the scheduler reads at run time, hidden from the compiler as
+ * OPTIMIZER_HIDE_VAR() hides one: the task's utilisation and clamps, the
+ * LLC's has_idle_cores, a pick's flags. C's helpers are inlined into each
+ * batch and would otherwise be specialised for the batch's constants,
+ * which neither fair.c's and idle.c's callers nor Rust's exports (called
+ * across the boundary, or inlined by LLVM) can be; the same pointer goes
+ * to both languages.
+ */
+#define bench_opaque(x)	({ __typeof__(x) __v = (x); __asm__ ("" : "+r" (__v)); __v; })
+
+/*
  * The seeds' machines. @stride: the SMT sibling of CPU c is c + stride or
  * c - stride (Linux's numbering on these x86 servers and desktops: the
  * second threads come after all the first ones), or c ^ 1 for stride 1 (a
@@ -244,18 +255,19 @@ static __always_inline unsigned long idle_batch(struct bench *b, bool hit, enum 
 	for (r = 0; r < REPEAT; r++) {
 		for (start = 0; start < nodes; start++) {
 			unsigned int far = start < nodes / 2 ? nodes - 1 : 0;
+			u64 flags = bench_opaque((u64)0);
 			s32 got;
 
 			if (hit)
 				__set_bit(b->hit_cpu[far], b->cpu[far]);
 			if (walk == IDLE_RUST)
-				got = sched_rust_idle_machine_pick(&b->mach, b->allowed, start, 0,
-								   IDLE_STATE);
+				got = sched_rust_idle_machine_pick(&b->mach, b->allowed, start,
+								   flags, IDLE_STATE);
 			else if (walk == IDLE_NUMADIST)
 				got = idle_machine_pick_numadist(&b->machine, b->allowed,
-								 start, 0);
+								 start, flags);
 			else
-				got = idle_machine_pick(&b->machine, b->allowed, start, 0);
+				got = idle_machine_pick(&b->machine, b->allowed, start, flags);
 			sum += got;
 		}
 	}
@@ -315,12 +327,15 @@ static __always_inline unsigned long asym_scan_batch(struct bench *b, struct asy
 
 	for (r = 0; r < repeat; r++) {
 		for (scan.target = 0; scan.target < b->cpus; scan.target++) {
+			const struct asym_fit_task *task = bench_opaque(&asym_small_task);
+			const struct asym_scan *s = bench_opaque(&scan);
+
 			asym_machine_reset(m);
 			if (rust) {
-				cpu = sched_rust_select_idle_capacity(&asym_small_task, &scan,
-								      asym_idle_cpu_view, m, &clear);
+				cpu = sched_rust_select_idle_capacity(task, s, asym_idle_cpu_view,
+								      m, &clear);
 			} else {
-				cpu = asym_machine_select_idle_capacity(m, &asym_small_task, &scan);
+				cpu = asym_machine_select_idle_capacity(m, task, s);
 				clear = m->cleared;
 			}
 			sum += 2 * (cpu + 1) + clear;
@@ -370,8 +385,8 @@ static __always_inline unsigned long asym_fits_batch(struct bench *b, bool rust)
 	bool fits;
 
 	for (r = 0; r < REPEAT; r++) {
-		task = &asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)];
 		for (cpu = 0; cpu < b->cpus; cpu++) {
+			task = bench_opaque(&asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)]);
 			if (rust)
 				fits = sched_rust_asym_fits_cpu(task, true,
 								&asym_machine_cpu(m, cpu)->view);

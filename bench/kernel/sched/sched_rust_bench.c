@@ -276,15 +276,18 @@ static unsigned long idle_pick_batch(struct idle_bench *b, bool hit, bool rust)
 		for (start = 0; start < nodes; start++) {
 			unsigned int far = start < nodes / 2 ? nodes - 1 : 0;
 			unsigned int idle = far * IDLE_NODE_CPUS + 1;
+			u64 flags = 0;
 			s32 cpu;
 
+			/* idle.c's callers pass their own flags: not a constant */
+			OPTIMIZER_HIDE_VAR(flags);
 			if (hit)
 				__set_bit(idle, b->cpu[far]);
 			if (rust)
 				cpu = sched_rust_idle_machine_pick(&b->mach, b->allowed,
-								   start, 0, IDLE_STATE);
+								   start, flags, IDLE_STATE);
 			else
-				cpu = idle_machine_pick(&b->machine, b->allowed, start, 0);
+				cpu = idle_machine_pick(&b->machine, b->allowed, start, flags);
 			sum += cpu;
 		}
 	}
@@ -432,13 +435,23 @@ asym_scan_batch(struct asym_bench *b, const struct asym_fit_task *task,
 
 	for (r = 0; r < repeat; r++) {
 		for (scan.target = 0; scan.target < ASYM_CPUS; scan.target++) {
+			const struct asym_scan *s = &scan;
+
+			/*
+			 * fair.c reads the task's utilisation and clamps and
+			 * the LLC's has_idle_cores at run time: hidden here,
+			 * so that the inlined C scan is not specialised for
+			 * this batch's constants, as Rust's cannot be.
+			 */
+			OPTIMIZER_HIDE_VAR(task);
+			OPTIMIZER_HIDE_VAR(s);
 			asym_machine_reset(&b->m);
 			if (rust) {
-				cpu = sched_rust_select_idle_capacity(task, &scan,
+				cpu = sched_rust_select_idle_capacity(task, s,
 								      asym_machine_view,
 								      &b->m, &clear);
 			} else {
-				cpu = asym_machine_select_idle_capacity(&b->m, task, &scan);
+				cpu = asym_machine_select_idle_capacity(&b->m, task, s);
 				clear = b->m.cleared;
 			}
 			sum += 2 * (cpu + 1) + clear;
@@ -488,8 +501,10 @@ static __always_inline unsigned long asym_fits_batch(bool rust)
 	bool fits;
 
 	for (r = 0; r < BENCH_REPEAT; r++) {
-		task = &asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)];
 		for (cpu = 0; cpu < ASYM_CPUS; cpu++) {
+			/* as in asym_scan_batch(): the task is not a constant */
+			task = &asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)];
+			OPTIMIZER_HIDE_VAR(task);
 			if (rust)
 				fits = sched_rust_asym_fits_cpu(task, true,
 								&asym_machine_cpu(m, cpu)->view);
