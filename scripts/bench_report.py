@@ -244,11 +244,6 @@ WHY_NOT = {
                  "chunks' length, which LLVM cannot prove from the first test (that a shift "
                  "keeps the order), and the core forbids `unsafe`, so no hint can say so; the "
                  "two locked `bts`/`btr` dominate the time",
-    "asym fits cpu": "the Rust test inlined into the loop runs no more instructions than "
-                     "C's (the Ir column), but LLVM lays the loop out differently: it indexes "
-                     "the views by `shl $5` from the loop counter where C steps a pointer, "
-                     "and the Rust test's two exits leave one more jump per CPU that fits; a "
-                     "layout difference, not more work",
 }
 
 
