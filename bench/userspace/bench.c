@@ -45,11 +45,10 @@
 /*
  * A value the scheduler reads at run time, hidden from the compiler as
  * OPTIMIZER_HIDE_VAR() hides one: the task's utilisation and clamps, the
- * LLC's has_idle_cores, a pick's flags. C's helpers are inlined into each
- * batch and would otherwise be specialised for the batch's constants,
- * which neither fair.c's and idle.c's callers nor Rust's exports (called
- * across the boundary, or inlined by LLVM) can be; the same pointer goes
- * to both languages.
+ * LLC's has_idle_cores, a pick's flags. C's helpers (and Rust's, in
+ * distro-inline) are inlined into each batch and would otherwise be
+ * specialised for the batch's constants, as fair.c's and idle.c's never
+ * are; the same pointers and values go to both languages.
  */
 #define bench_opaque(x)	({ __typeof__(x) __v = (x); __asm__ ("" : "+r" (__v)); __v; })
 

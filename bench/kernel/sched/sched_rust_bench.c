@@ -440,8 +440,9 @@ asym_scan_batch(struct asym_bench *b, const struct asym_fit_task *task,
 			/*
 			 * fair.c reads the task's utilisation and clamps and
 			 * the LLC's has_idle_cores at run time: hidden here,
-			 * so that the inlined C scan is not specialised for
-			 * this batch's constants, as Rust's cannot be.
+			 * so that no inlined scan, C's or (with
+			 * SCHED_RUST_INLINE) Rust's, is specialised for this
+			 * batch's constants, as fair.c's never is.
 			 */
 			OPTIMIZER_HIDE_VAR(task);
 			OPTIMIZER_HIDE_VAR(s);
