@@ -43,16 +43,6 @@
 #define __noinline	__attribute__((__noinline__))
 
 /*
- * A value the scheduler reads at run time, hidden from the compiler as
- * OPTIMIZER_HIDE_VAR() hides one: the task's utilisation and clamps, the
- * LLC's has_idle_cores, a pick's flags. C's helpers (and Rust's, in
- * distro-inline) are inlined into each batch and would otherwise be
- * specialised for the batch's constants, as fair.c's and idle.c's never
- * are; the same pointers and values go to both languages.
- */
-#define bench_opaque(x)	({ __typeof__(x) __v = (x); __asm__ ("" : "+r" (__v)); __v; })
-
-/*
  * The seeds' machines. @stride: the SMT sibling of CPU c is c + stride or
  * c - stride (Linux's numbering on these x86 servers and desktops: the
  * second threads come after all the first ones), or c ^ 1 for stride 1 (a
@@ -254,9 +244,11 @@ static __always_inline unsigned long idle_batch(struct bench *b, bool hit, enum 
 	for (r = 0; r < REPEAT; r++) {
 		for (start = 0; start < nodes; start++) {
 			unsigned int far = start < nodes / 2 ? nodes - 1 : 0;
-			u64 flags = bench_opaque((u64)0);
+			u64 flags = 0;
 			s32 got;
 
+			/* idle.c's callers pass their own flags: not a constant */
+			OPTIMIZER_HIDE_VAR(flags);
 			if (hit)
 				__set_bit(b->hit_cpu[far], b->cpu[far]);
 			if (walk == IDLE_RUST)
@@ -326,9 +318,18 @@ static __always_inline unsigned long asym_scan_batch(struct bench *b, struct asy
 
 	for (r = 0; r < repeat; r++) {
 		for (scan.target = 0; scan.target < b->cpus; scan.target++) {
-			const struct asym_fit_task *task = bench_opaque(&asym_small_task);
-			const struct asym_scan *s = bench_opaque(&scan);
+			const struct asym_fit_task *task = &asym_small_task;
+			const struct asym_scan *s = &scan;
 
+			/*
+			 * fair.c reads the task's utilisation and clamps and
+			 * the LLC's has_idle_cores at run time: hidden here,
+			 * so that no inlined scan, C's or (in distro-inline)
+			 * Rust's, is specialised for this batch's constants,
+			 * as fair.c's never is.
+			 */
+			OPTIMIZER_HIDE_VAR(task);
+			OPTIMIZER_HIDE_VAR(s);
 			asym_machine_reset(m);
 			if (rust) {
 				cpu = sched_rust_select_idle_capacity(task, s, asym_idle_cpu_view,
@@ -385,7 +386,9 @@ static __always_inline unsigned long asym_fits_batch(struct bench *b, bool rust)
 
 	for (r = 0; r < REPEAT; r++) {
 		for (cpu = 0; cpu < b->cpus; cpu++) {
-			task = bench_opaque(&asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)]);
+			/* as in asym_scan_batch(): the task is not a constant */
+			task = &asym_fits_tasks[r % ARRAY_SIZE(asym_fits_tasks)];
+			OPTIMIZER_HIDE_VAR(task);
 			if (rust)
 				fits = sched_rust_asym_fits_cpu(task, true,
 								&asym_machine_cpu(m, cpu)->view);

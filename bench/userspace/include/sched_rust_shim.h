@@ -48,6 +48,8 @@ typedef unsigned int gfp_t;
 #define barrier()		__asm__ __volatile__("" : : : "memory")
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, val)	do { *(volatile __typeof__(x) *)&(x) = (val); } while (0)
+/* include/linux/compiler.h: @var's value becomes unknown to the compiler */
+#define OPTIMIZER_HIDE_VAR(var)	__asm__ ("" : "=r" (var) : "0" (var))
 
 /* include/linux/build_bug.h */
 #define static_assert(expr, ...)	__static_assert(expr, ##__VA_ARGS__, #expr)
