@@ -112,7 +112,8 @@ export STEAL_GUEST SCX_OUT SCX_SCHEDS_OUT SCX_SCHED_SECONDS SCX_SELFTEST_C SCX_N
 	SCX_SKIP_SCHEDS SCX_SKIP_REASON \
 	UM_KOUT RESULTS LLVM_VERSION
 
-.PHONY: help deps kernel-src apply config build vm-test kunit userspace-test userspace-test-verbose clippy \
+.PHONY: help deps kernel-src apply config build vm-test kunit userspace-test userspace-test-verbose \
+	boundary-test clippy \
 	check-panics steal-bench pure-c cfi inline rustfmt rustfmtcheck run test clean distclean \
 	scx scx-selftests-build scx-scheds-build kunit-um
 
@@ -130,6 +131,7 @@ help:
 	@echo "  scx-soak scx-mutant  the schedulers for SCX_SOAK_SECONDS each; a planted bug must fail"
 	@echo "  scx-selftests-build scx-scheds-build scx-crates-build"
 	@echo "  userspace-test       cargo test (property tests against models)"
+	@echo "  boundary-test        the *_export.rs KUnit cases as userspace tests"
 	@echo "  fuzz fuzz-short loom libFuzzer targets (FUZZ_SECONDS each), 20 s each, loom"
 	@echo "  lint                 clippy-kernel (kernel clippy on our crate) + checkpatch"
 	@echo "  clippy rustfmt rustfmtcheck workload-check"
@@ -207,6 +209,13 @@ userspace-test:
 
 userspace-test-verbose:
 	cd rust && cargo test
+
+# The boundary's own KUnit cases (#[kunit_tests] of the *_export.rs files)
+# under the standard test harness, against the replica's stand-in kernel
+# crate, with and without debug assertions (bench/userspace/Makefile: test).
+boundary-test: deps
+	$(MAKE) -C bench/userspace --no-print-directory RUSTC=$(RUSTC) BINDGEN=$(BINDGEN) \
+		OUT=$(BENCH_USERSPACE_OUT) test
 
 clippy:
 	cd rust && cargo clippy --quiet --all-targets -- -D warnings

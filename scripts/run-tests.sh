@@ -7,6 +7,9 @@
 # KUnit suites need the kernel build.
 #
 #   userspace   cargo test: property tests of the Rust core (each test counts)
+#   boundary    the *_export.rs files' KUnit cases under the standard test
+#               harness (make boundary-test; each test counts, twice: with
+#               and without debug assertions)
 #   clippy      cargo clippy -D warnings on the same crate (counts as one)
 #   rustfmt     the Rust sources formatted as the kernel's rustfmtcheck wants
 #   fuzz        a short round of each fuzz target against its reference model
@@ -95,6 +98,12 @@ if run_step userspace "$logs/cargo-test.log" make -C "$top" --no-print-directory
 read -r p f < <(awk '/^test result:/ { p += $4; f += $6 } END { print p + 0, f + 0 }' "$logs/cargo-test.log")
 [ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1	# did not build or run
 count userspace "$p" "$f"
+
+# The boundary's KUnit cases in userspace, with debug assertions and without.
+if run_step boundary "$logs/boundary.log" make -C "$top" --no-print-directory boundary-test; then rc=0; else rc=1; fi
+read -r p f < <(awk '/^test result:/ { p += $4; f += $6 } END { print p + 0, f + 0 }' "$logs/boundary.log")
+[ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1	# did not build or run
+count boundary "$p" "$f"
 
 if run_step clippy "$logs/clippy.log" make -C "$top" --no-print-directory clippy; then count clippy 1 0; else count clippy 0 1; fi
 if run_step rustfmt "$logs/rustfmt.log" make -C "$top" --no-print-directory rustfmtcheck; then count rustfmt 1 0; else count rustfmt 0 1; fi

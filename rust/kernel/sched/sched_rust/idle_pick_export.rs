@@ -792,6 +792,55 @@ mod tests {
         assert_eq!(m.cpu[1], [0]);
     }
 
+    /// A claim with SMT active removes the CPU's whole core from `smt`, also
+    /// where the core sits in the top bits of a word: the clear of a core is
+    /// one `atomic_long_andnot()` of the word, which must not lose the upper
+    /// half of its mask (as the 32-bit `atomic_andnot()` would on a 64-bit
+    /// kernel).
+    #[test]
+    fn claim_clears_a_core_in_the_top_bits() {
+        const BITS: usize = usize::BITS as usize;
+        let (cpu, sibling) = (BITS - 2, BITS - 1);
+        let core: c_ulong = (1 << cpu) | (1 << sibling);
+        let mut cpus: [c_ulong; 1] = [core | 1];
+        let mut smt: [c_ulong; 1] = [core | 1];
+        let core_mask: [c_ulong; 1] = [core];
+        let siblings: [*const c_ulong; BITS] = core::array::from_fn(|c| {
+            if c == cpu || c == sibling {
+                core_mask.as_ptr()
+            } else {
+                core::ptr::null()
+            }
+        });
+        let cpu_node = [0 as c_int; BITS];
+        let mut cursor: c_uint = 0;
+        let machine = bindings::scx_idle_machine {
+            topo: bindings::scx_idle_topo {
+                nr_cpus: usize::BITS,
+                nr_nodes: 1,
+                global: bindings::scx_idle_masks {
+                    cpu: cpus.as_mut_ptr(),
+                    smt: smt.as_mut_ptr(),
+                },
+                nodes: core::ptr::null(),
+                online_nodes: core::ptr::null(),
+                node_order: core::ptr::null(),
+            },
+            smt_siblings: siblings.as_ptr(),
+            cpu_node: cpu_node.as_ptr(),
+            distance: core::ptr::null(),
+            cursor: &mut cursor,
+        };
+        // SAFETY: a valid machine of `usize::BITS` CPUs, one word per mask;
+        // its masks are used only through it during the call.
+        let claimed = unsafe {
+            sched_rust_idle_machine_test_and_clear_cpu(&machine, cpu as c_int, STATE_SMT_ACTIVE)
+        };
+        assert!(claimed);
+        assert_eq!(cpus, [(1 << sibling) | 1]);
+        assert_eq!(smt, [1]);
+    }
+
     #[test]
     fn node_order_bad_input() {
         let distance: [c_uint; 4] = [10, 20, 20, 10];

@@ -70,6 +70,11 @@ unsafe impl Sync for Word {}
 unsafe impl Send for Word {}
 
 const _: () = assert!(core::mem::size_of::<Word>() == core::mem::size_of::<c_ulong>());
+// `Word::clear_bits()` takes `atomic_long_t` as `atomic_t` without
+// `CONFIG_64BIT`: a build that lacks the option on a 64-bit target would
+// drop the upper half of every mask, so it does not build.
+#[cfg(not(CONFIG_64BIT))]
+const _: () = assert!(usize::BITS == 32);
 const _: () = assert!(core::mem::align_of::<Word>() == core::mem::align_of::<c_ulong>());
 
 impl Default for Word {
