@@ -497,8 +497,10 @@ one-impl: apply
 
 # The userspace replica's distro flags against those the kernel build of
 # configs/distro.config gives fair.c and the Rust crate (its .cmd files).
-distro-flags-check:
-	scripts/distro_flags_check.py $(call kout,distro) bench/userspace/Makefile
+distro-flags-check: deps
+	$(MAKE) -C bench/userspace --no-print-directory RUSTC=$(RUSTC) BINDGEN=$(BINDGEN) \
+		OUT=$(BENCH_USERSPACE_OUT) VARIANTS="distro distro-inline" build
+	scripts/distro_flags_check.py $(call kout,distro) bench/userspace/Makefile $(BENCH_USERSPACE_OUT)
 
 # The CPU configuration of x86 distributions (configs/maxsmp.config: MAXSMP,
 # NR_CPUS=8192, CPUMASK_OFFSTACK), in its own build folder, every sched-rust

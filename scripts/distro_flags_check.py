@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The userspace replica's distro flags against the kernel's.
 
-Usage: distro_flags_check.py BUILD USERSPACE_MAKEFILE     (make distro-flags-check)
+Usage: distro_flags_check.py BUILD USERSPACE_MAKEFILE BINARIES
+       (make distro-flags-check)
 
 BUILD is a kernel built with configs/distro.config (make distro-kernels).
 Its kernel/sched/.fair.o.cmd and .sched_rust.o.cmd hold the flags that
@@ -14,9 +15,10 @@ program cannot have it; and the replica may add none that the kernel lacks,
 except those in USERSPACE_ONLY. Flags that do not change code generation
 (include paths, warnings, language dialect) are ignored.
 
-It also checks that no batch function of the distro binaries, C or Rust,
-and no Rust export, has an SSE instruction: the kernel has none, and the
-replica cannot turn SSE off (LEFT_OUT).
+It also checks that no batch function of the distro binaries
+(BINARIES/distro/bench and BINARIES/distro-inline/bench), C or Rust, and
+no Rust export, has an SSE instruction: the kernel has none, and the
+replica cannot turn SSE off (LEFT_OUT). A binary that is absent fails.
 
 Prints the three lists and "distro flags: PASS" or "FAIL".
 """
@@ -97,9 +99,9 @@ def left_out(flag):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4:
         sys.exit(__doc__)
-    build, makefile = sys.argv[1], sys.argv[2]
+    build, makefile, out = sys.argv[1:4]
     for f in ("kernel/sched/.fair.o.cmd", "kernel/sched/.sched_rust.o.cmd"):
         if not os.path.exists(os.path.join(build, f)):
             sys.exit(f"distro-flags-check: {build}/{f} absent: make distro-kernels first")
@@ -138,12 +140,11 @@ def main():
         print(f"  FAIL: the replica has {f}, the kernel has not")
     ok &= not missing and not extra
     # No SSE in the measured code of the distro binaries.
-    out = os.environ.get("BENCH_OUT", os.path.join(os.path.dirname(os.path.abspath(
-        makefile)), "..", "..", ".cache", "bench", "userspace"))
     for variant in ("distro", "distro-inline"):
         binary = os.path.join(out, variant, "bench")
         if not os.path.exists(binary):
-            print(f"  {binary} absent: SSE not checked (make bench-userspace)")
+            print(f"  FAIL: {binary} absent: SSE not checked")
+            ok = False
             continue
         text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", binary],
                               capture_output=True, text=True, check=True).stdout
