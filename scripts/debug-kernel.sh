@@ -82,7 +82,9 @@ kcsan_counts() { # kout
 	printf 'kcsan: %-26s %5d instrumented accesses\n' "update_fn() (the updater)" "$n"
 	[ "$n" -gt 0 ] || { echo "kcsan: the KUnit updater is not instrumented" >&2; return 1; }
 	# Instrumented, and not told to look away at run time.
-	if objdump -r "$1/kernel/sched/idle_pick_kunit.o" | grep -q 'kcsan_disable_current'; then
+	# Not a pipeline: grep -q quitting early would kill objdump with
+	# SIGPIPE, and pipefail would turn a match into "not found".
+	if grep -q 'kcsan_disable_current' < <(objdump -r "$1/kernel/sched/idle_pick_kunit.o"); then
 		echo "kcsan: idle_pick_kunit.o calls kcsan_disable_current()" >&2
 		return 1
 	fi

@@ -7,12 +7,18 @@
 # replaced are not in the objects. Checked on the built objects of $KOUT:
 #
 #   - the configuration builds every Rust helper, and not the switch;
-#   - nothing in vmlinux names the switch (sched_rust_switch) or the
-#     debugfs files that only the switch makes (their names in .rodata);
-#   - build_policy.o (ext/idle.c) has no table of the C idle picker's
-#     accessors (scx_idle_pick_ops): its only users are the C branches of
-#     the three picking functions, so it is there exactly when C is;
+#   - vmlinux has no symbol of the switch (sched_rust_switch);
+#   - build_policy.o (ext/idle.c) holds no copy of the C idle picker's
+#     bodies (__scx_pick_idle_cpu(), __pick_idle_cpu_in_node(),
+#     __scx_idle_test_and_clear_cpu() of ext/idle_pick.h), inlined or not,
+#     read from its DWARF as scripts/inline_proof.py reads it; the same
+#     reading must find idle.c's own scx_pick_idle_cpu(), so that a build
+#     without debug info fails instead of passing;
 #   - fair.o and build_policy.o call the Rust exports.
+#
+# Each symbol test greps a file or a process substitution, never the end of
+# a pipeline: with pipefail, grep -q quitting early would kill nm with
+# SIGPIPE and turn a match into "not found".
 #
 # Usage: KOUT=<build folder> scripts/one-impl-check.sh
 set -euo pipefail
@@ -36,22 +42,35 @@ for f in vmlinux kernel/sched/fair.o kernel/sched/build_policy.o; do
 	[ -f "$KOUT/$f" ] || { echo "one-impl: $KOUT/$f missing (build first)" >&2; exit 1; }
 done
 
-if $nm "$KOUT/vmlinux" | grep -qw sched_rust_switch; then
+if grep -qw sched_rust_switch < <($nm "$KOUT/vmlinux"); then
 	bad "vmlinux has the symbol sched_rust_switch"
 else
 	ok "no sched_rust_switch in vmlinux"
 fi
 
-if $nm "$KOUT/kernel/sched/build_policy.o" | grep -qw scx_idle_pick_ops; then
-	bad "build_policy.o has scx_idle_pick_ops: the C idle picker is built"
-else
-	ok "no C idle picker (scx_idle_pick_ops) in build_policy.o"
-fi
+# The C picker's bodies in build_policy.o, by name, from the DWARF.
+c_picker=$(python3 - "$KOUT/kernel/sched/build_policy.o" "$(dirname "$0")" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from inline_proof import instances
+found = {name for name, _, _ in instances(sys.argv[1], {
+    "__scx_pick_idle_cpu", "__pick_idle_cpu_in_node", "__scx_idle_test_and_clear_cpu",
+    "scx_pick_idle_cpu"})}
+if "scx_pick_idle_cpu" not in found:
+    print("no-dwarf")
+print(" ".join(sorted(found - {"scx_pick_idle_cpu"})))
+PY
+)
+case $c_picker in
+no-dwarf*) bad "build_policy.o: idle.c's scx_pick_idle_cpu() not in its DWARF: cannot tell (CONFIG_DEBUG_INFO?)" ;;
+*[a-z]*) bad "build_policy.o holds the C idle picker: $c_picker" ;;
+*) ok "no C idle picker body in build_policy.o" ;;
+esac
 
 for pair in fair.o:sched_rust_steal_search fair.o:sched_rust_sparsemask_set_elem \
 	    fair.o:sched_rust_select_idle_capacity build_policy.o:sched_rust_idle_pick; do
 	obj=${pair%%:*} sym=${pair#*:}
-	if $nm -u "$KOUT/kernel/sched/$obj" | grep -qw "$sym"; then
+	if grep -qw "$sym" < <($nm -u "$KOUT/kernel/sched/$obj"); then
 		ok "$obj calls $sym"
 	elif grep -q '^CONFIG_SCHED_RUST_INLINE=y' "$KOUT/.config"; then
 		ok "$obj: $sym inlined (SCHED_RUST_INLINE)"

@@ -350,7 +350,7 @@ bisect_series() {
 			rs=$(g ls-tree -r --name-only HEAD kernel/sched | grep '\.rs$' || true)
 			[ -z "$rs" ] || why+="${why:+; }Rust in kernel/sched before patch $first_rust: $(echo $rs)"
 			if [ -f "$kout/kernel/sched/built-in.a" ] &&
-			   ar t "$kout/kernel/sched/built-in.a" | grep -q rust; then
+			   grep -q rust < <(ar t "$kout/kernel/sched/built-in.a"); then
 				why+="${why:+; }Rust objects in kernel/sched/built-in.a"
 			fi
 			if [ -f "$kout/System.map" ] && grep -q sched_rust "$kout/System.map"; then
