@@ -288,7 +288,7 @@ series-check: series
 # Needs series.sh am (make series-check runs it first). Options off ==
 # upstream per compiler and architecture, each variant with its own build
 # folders and accepted list (scripts/series-check-accepted-<variant>.txt):
-#   clang-x86_64  the VM configuration (make series-objcmp, in make test)
+#   clang-x86_64  the VM configuration (make series-objcmp; make series-check runs it)
 #   gcc-x86_64    the same with Debian's gcc, CONFIG_RUST off (most kernels
 #                 with these options off are built by GCC)
 #   clang-arm64   the arm64 configuration of make arm64-asym

@@ -68,6 +68,7 @@ count_tally() { # name log rc: add the log's last "N passed, N failed[, N skippe
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$2" | tail -n1)
 	[ -n "$line" ] && read -r p _ f _ s _ <<<"${line//,/}"
 	[ "$3" -ne 0 ] && [ "$f" -eq 0 ] && f=1	# failed without saying so
+	[ -z "$line" ] && [ "$f" -eq 0 ] && f=1	# said nothing: nothing was checked
 	count "$1" "$p" "$f" "${s:-0}"
 }
 

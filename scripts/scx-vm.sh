@@ -28,7 +28,12 @@
 # text (docs/pipeline.md). The results are kept in $SCX_RESULTS across boots:
 # after a crash the guest boots again and resumes after the last result. The
 # item that was running is tried once more; if it crashes the guest again it
-# is reported as failed with the crash, and the run goes on without it.
+# is reported as failed with the crash, and the run goes on without it. Any
+# other end of a boot fails the run (kernel-log-report.txt, which
+# scripts/scx_report.py counts), though the next boot still resumes: a crash
+# whose first Oops is not "Oops: int3", a crash between two items, a guest
+# that did not finish its script for another reason (a timeout), and a boot
+# whose scripts/vm-kunit.sh failed after the guest finished.
 # With SCX_SELFTEST_C=failed, a selftest is due with the C picker until the
 # guest has either run it or listed it as passed with Rust ("rust-passed" in
 # scx-c.txt); until the Rust half is over, all of them may be.
@@ -85,6 +90,12 @@ remaining() { # KIND MODE NAME...
 	echo $n
 }
 declare -A crashes
+# problem TEXT: a failure of this boot that is no item's result; each is a
+# line of kernel-log-report.txt, which scripts/scx_report.py counts.
+problem() {
+	log "FAIL: $*"
+	printf 'kernel log of boot %d: %s\n' "$boot" "$*" >> "$res/kernel-log-report.txt"
+}
 
 guest=
 for mode in $selftest_modes; do
@@ -112,22 +123,38 @@ for ((boot = 1; boot <= max_boots; boot++)); do
 	log "boot $boot:$status"
 	VM_RWDIRS=$res VM_APPEND="nohz_full=$((ncpus - 1)) log_buf_len=8M" VM_EXTRA="$guest" KUNIT_SUITES="" \
 		"$top/scripts/vm-kunit.sh" 2>&1 | tee "$res/boot-$boot.log" | grep --line-buffered -E '^vm-kunit: '
+	vm_rc=${PIPESTATUS[0]}
+	oops=$(grep -m1 -E 'Oops|BUG:|Kernel panic' "$CACHE/vm/console.txt" | sed 's/^\[[^]]*\] //')
+	attributed=0
 	for kind in scx sched; do
 		for mode in c rust; do
 			[ -f "$res/$kind-$mode.started" ] || continue
 			t=$(cat "$res/$kind-$mode.started")
 			rm -f "$res/$kind-$mode.started"
-			has_result $kind $mode "$t" && continue
+			attributed=1
+			if has_result $kind $mode "$t"; then
+				log "the guest died after $t ($mode picker) ended: ${oops:-no Oops line}"
+				cp "$CACHE/vm/console.txt" "$res/crash-$mode-after-$t.txt"
+				[[ $oops == *"Oops: int3"* ]] ||
+					problem "the guest died after $t ($mode picker) ended: ${oops:-no Oops line}"
+				continue
+			fi
 			key=$kind/$mode/$t
 			crashes[$key]=$(( ${crashes[$key]:-0} + 1 ))
-			oops=$(grep -m1 -E 'Oops|BUG:|Kernel panic' "$CACHE/vm/console.txt" | sed 's/^\[[^]]*\] //')
 			log "the guest died during $t ($mode picker): ${oops:-no Oops line}"
 			cp "$CACHE/vm/console.txt" "$res/crash-$mode-$t-${crashes[$key]}.txt"
+			[[ $oops == *"Oops: int3"* ]] ||
+				problem "the guest died during $t ($mode picker): ${oops:-no Oops line}"
 			if [ "${crashes[$key]}" -ge 2 ]; then
 				printf 'not ok 0 %s # guest crashed twice: %s\n' "$t" "$oops" >> "$res/$kind-$mode.txt"
 			fi
 		done
 	done
+	if [ ! -f "$CACHE/vm/guest-done" ] && [ $attributed = 0 ]; then
+		problem "the guest did not finish its script (vm-kunit.sh status $vm_rc): ${oops:-no Oops line}"
+	elif [ -f "$CACHE/vm/guest-done" ] && [ "$vm_rc" -ne 0 ]; then
+		problem "scripts/vm-kunit.sh failed (status $vm_rc; $res/boot-$boot.log)"
+	fi
 	# The shadow check's counters of this boot (scripts/shadow_report.py
 	# adds up the tables of all boots).
 	if [ -s "$CACHE/vm/shadow.txt" ]; then
@@ -136,7 +163,7 @@ for ((boot = 1; boot <= max_boots; boot++)); do
 	fi
 	# A guest that completed its script but whose kernel log has a report.
 	if grep -q '^vm-kunit: FAIL: the kernel log' "$res/boot-$boot.log"; then
-		echo "kernel log of boot $boot has a report (see $res/boot-$boot.log)" > "$res/kernel-log-report.txt"
+		problem "a report (see $res/boot-$boot.log)"
 	fi
 done
 log "$((boot - 1)) boot(s), $((SECONDS - start)) s"

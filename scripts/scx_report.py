@@ -265,7 +265,7 @@ def main():
         print(f'scx-report: selftest {name} fails {why}')
     report = args.resdir / 'kernel-log-report.txt'
     if report.exists():
-        problems.append(report.read_text().strip())
+        problems += [line for line in report.read_text().splitlines() if line.strip()]
     for p in problems:
         print(f'scx-report: {p}')
     counts['fail'] += sum(1 for p in problems if p.startswith(('kernel log', 'picker:')))

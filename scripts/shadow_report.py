@@ -84,6 +84,10 @@ def main(argv):
         else:
             print(f"  skip shadow {helper}: no call ({WHY_NOT_CALLED.get(helper, 'not reached')})")
             skips += 1
+    for helper in required:
+        if helper not in helpers:
+            print(f"  FAIL shadow {helper}: not in the table")
+            failed += 1
     total = sum(c for c, _ in rows.values())
     why = ", ".join(f"{n} {r}" for r, n in reasons(text).items() if n)
     print(f"shadow: {total} calls compared, "

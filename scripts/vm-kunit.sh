@@ -146,6 +146,7 @@ case "$VM_CPUS" in *threads=2*) [[ "$sib0" == *[,-]* ]] || fail "guest has no SM
 # (e.g. the steal benchmark). Lockdep reports start with "WARNING:", KASAN's
 # and KCSAN's with "BUG: KASAN:"/"BUG: KCSAN:", might_sleep()'s with "BUG:";
 # UBSAN's start with "UBSAN:" alone. The explicit names are for the reader.
+# scripts/kcsan_filter.py's OTHER_REPORT is the same list: keep them in step.
 bad_re='BUG:|kernel BUG at|WARNING:|Oops|Kernel panic|rust_panic|INFO: task .* blocked'
 bad_re+='|KASAN:|UBSAN:|KCSAN:|possible recursive locking|inconsistent lock state'
 bad_re+='|circular locking|sleeping function called from invalid context'
@@ -158,6 +159,9 @@ VM_LOG_STRICT=${VM_LOG_STRICT:-0}
 # do not fail the boot; any other report does.
 kernel_log_clean() {
 	local f g files=("$out/dmesg-end.txt") bad=0
+	# The log right after the KUnit suites too: the work after them may
+	# fill the ring buffer and push an earlier report out of the end's.
+	[ -f "$out/dmesg.txt" ] && files+=("$out/dmesg.txt")
 	[ "$VM_LOG_STRICT" = 1 ] && files+=("$out/console.txt")
 	for f in "${files[@]}"; do
 		g=$f.filtered
@@ -166,12 +170,15 @@ kernel_log_clean() {
 		grep -h 'kcsan-accepted:' "$g" | sed 's/^/vm-kunit:   /' >&2 || true
 		if grep -qE "$bad_re" "$g"; then
 			log "reports in $f:"
-			grep -nE -A12 "$bad_re" "$g" | head -n 400 >&2
+			# Into a file first: grep killed by head's early exit would
+			# end the script (pipefail) before the verdict below.
+			grep -nE -A12 "$bad_re" "$g" > "$g.reports" || true
+			head -n 400 "$g.reports" >&2
 			bad=1
 		fi
 	done
 	[ $bad -eq 0 ] || fail "the kernel log has a BUG, WARNING, KASAN, UBSAN, KCSAN or lockdep report, an Oops or a panic"
-	log "kernel log clean (no BUG, WARNING, KASAN, UBSAN, KCSAN or lockdep report, Oops or panic)${files[1]:+; console too}"
+	log "kernel log clean (no BUG, WARNING, KASAN, UBSAN, KCSAN or lockdep report, Oops or panic) in ${files[*]##*/}"
 }
 
 if [ -z "$KUNIT_SUITES" ]; then
