@@ -143,7 +143,7 @@ help:
 	@echo "  debug-kernel         KASAN, then KCSAN, with lockdep and UBSAN: KUnit, hackbench"
 	@echo "                       (debug-kernel-kasan, debug-kernel-kcsan: one of them)"
 	@echo "  one-impl pure-c cfi  without the run-time switch; without Rust; with kCFI"
-	@echo "  inline               Rust inlined into its C callers: build, no-call proof, KUnit"
+	@echo "  inline               Rust inlined into its C callers: build, inline proof, KUnit"
 	@echo "  inline-configs       the inline option with KASAN+WERROR, GCOV, kCFI+FineIBT+rethunk"
 	@echo "  distro-kernels       distro code generation, without and with inlining: costs per call"
 	@echo "  distro-flags-check   the userspace replica's distro flags against that build"
@@ -458,7 +458,7 @@ inline: apply
 	$(call boot_both_walks,$(call kout,inline))
 
 # The inline option in the configurations that change how C is compiled,
-# each in its own folder, built with the no-call proof (no boot): generic
+# each in its own folder, built with the inline proof (no boot): generic
 # KASAN with WERROR (configs/inline-kasan.config), GCOV of the whole kernel
 # (inline-gcov.config), kCFI with FineIBT, retpolines and return thunks
 # (inline-cfi.config). Not in make test: three kernels.
