@@ -61,17 +61,24 @@ def display_name(path, series):
 
 
 def load_accepted():
-    """Entries "file | TYPE | fragment of the flagged line, or * | reason"."""
+    """Entries "file | TYPE | fragment of the flagged line, or * | reason
+    [| N]": N, 1 if left out, is how many findings the entry accepts in each
+    file it matches; one more is a new finding."""
     entries = []
     for n, line in enumerate(ACCEPTED.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
-        parts = [p.strip() for p in line.split(" | ", 3)]
+        parts = [p.strip() for p in line.split(" | ", 4)]
+        if len(parts) == 5 and parts[4].isdigit() and int(parts[4]) > 0:
+            times = int(parts.pop())
+        else:
+            times = 1
         if len(parts) != 4 or not all(parts):
-            raise SystemExit(f"{ACCEPTED.name}:{n}: want 'file | TYPE | fragment | reason'")
+            raise SystemExit(f"{ACCEPTED.name}:{n}: want 'file | TYPE | fragment | reason [| N]'")
         optional = parts[1].startswith("?")
         entries.append({"file": parts[0], "type": parts[1].lstrip("?"), "frag": parts[2],
-                        "optional": optional, "reason": parts[3], "where": n, "used": 0})
+                        "optional": optional, "reason": parts[3], "where": n, "used": 0,
+                        "times": times, "in_file": {}})
     return entries
 
 
@@ -121,9 +128,11 @@ def main():
             entry = next((e for e in accepted
                           if fnmatch(rel, e["file"]) and e["type"] == typ and
                           (e["frag"] == "*" or e["frag"] in code or
-                           (not code and e["frag"] in msg))), None)
+                           (not code and e["frag"] in msg)) and
+                          e["in_file"].get(rel, 0) < e["times"]), None)
             if entry:
                 entry["used"] += 1
+                entry["in_file"][rel] = entry["in_file"].get(rel, 0) + 1
                 print(f"  accepted {rel}: {kind}:{typ} ({ACCEPTED.name}:{entry['where']})")
             else:
                 bad += 1
