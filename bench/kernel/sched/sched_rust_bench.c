@@ -266,7 +266,8 @@ static struct idle_bench *idle_bench_alloc(unsigned int nodes)
 }
 
 /* Every start node in turn; @hit: the farthest node holds one idle CPU. */
-static unsigned long idle_pick_batch(struct idle_bench *b, bool hit, bool rust)
+static __always_inline unsigned long
+idle_pick_batch(struct idle_bench *b, bool hit, bool rust)
 {
 	unsigned int nodes = b->mach.topo.nr_nodes, r, start;
 	unsigned long sum = 0;
@@ -294,34 +295,49 @@ static unsigned long idle_pick_batch(struct idle_bench *b, bool hit, bool rust)
 	return sum;
 }
 
+/*
+ * One batch function per language, which every case of that language
+ * calls, as the scan's: a batch shared by both would hold both picks, and
+ * a test of the language at each pick.
+ */
+static noinline unsigned long idle_pick_batch_c(struct idle_bench *b, bool hit)
+{
+	return idle_pick_batch(b, hit, false);
+}
+
+static noinline unsigned long idle_pick_batch_rust(struct idle_bench *b, bool hit)
+{
+	return idle_pick_batch(b, hit, true);
+}
+
 static unsigned long idle_miss8_c(struct sparsemask *unused)
 {
-	return idle_pick_batch(idle_bench[0], false, false);
+	return idle_pick_batch_c(idle_bench[0], false);
 }
 
 static unsigned long idle_miss8_rust(struct sparsemask *unused)
 {
-	return idle_pick_batch(idle_bench[0], false, true);
+	return idle_pick_batch_rust(idle_bench[0], false);
 }
 
 static unsigned long idle_miss32_c(struct sparsemask *unused)
 {
-	return idle_pick_batch(idle_bench[1], false, false);
+	return idle_pick_batch_c(idle_bench[1], false);
 }
 
 static unsigned long idle_miss32_rust(struct sparsemask *unused)
 {
-	return idle_pick_batch(idle_bench[1], false, true);
+	return idle_pick_batch_rust(idle_bench[1], false);
 }
 
 static unsigned long idle_hit32_c(struct sparsemask *unused)
 {
-	return idle_pick_batch(idle_bench[1], true, false);
+	return idle_pick_batch_c(idle_bench[1], true);
 }
 
 static unsigned long idle_hit32_rust(struct sparsemask *unused)
 {
-	return idle_pick_batch(idle_bench[1], true, true);
+	return idle_pick_batch_rust(idle_bench[1], true);
 }
 
 /* The machines fit a struct cpumask and a nodemask_t of this kernel. */
