@@ -124,8 +124,13 @@ for ((boot = 1; boot <= max_boots; boot++)); do
 	VM_RWDIRS=$res VM_APPEND="nohz_full=$((ncpus - 1)) log_buf_len=8M" VM_EXTRA="$guest" KUNIT_SUITES="" \
 		"$top/scripts/vm-kunit.sh" 2>&1 | tee "$res/boot-$boot.log" | grep --line-buffered -E '^vm-kunit: '
 	vm_rc=${PIPESTATUS[0]}
-	oops=$(grep -m1 -E 'Oops|BUG:|Kernel panic' "$CACHE/vm/console.txt" | sed 's/^\[[^]]*\] //')
+	oops=$(grep -m1 -E 'Oops|BUG:|Kernel panic' "$CACHE/vm/console.txt" 2>/dev/null |
+		sed 's/^\[[^]]*\] //')
 	attributed=0
+	# A .started file left behind: the guest died during an item or after
+	# it, or (guest-done written) the guest's script for that kind stopped.
+	how=died
+	[ -f "$CACHE/vm/guest-done" ] && how="stopped (the guest finished)"
 	for kind in scx sched; do
 		for mode in c rust; do
 			[ -f "$res/$kind-$mode.started" ] || continue
@@ -133,37 +138,37 @@ for ((boot = 1; boot <= max_boots; boot++)); do
 			rm -f "$res/$kind-$mode.started"
 			attributed=1
 			if has_result $kind $mode "$t"; then
-				log "the guest died after $t ($mode picker) ended: ${oops:-no Oops line}"
+				log "the guest $how after $t ($mode picker) ended: ${oops:-no Oops line}"
 				cp "$CACHE/vm/console.txt" "$res/crash-$mode-after-$t.txt"
 				[[ $oops == *"Oops: int3"* ]] ||
-					problem "the guest died after $t ($mode picker) ended: ${oops:-no Oops line}"
+					problem "the guest $how after $t ($mode picker) ended: ${oops:-no Oops line}"
 				continue
 			fi
 			key=$kind/$mode/$t
 			crashes[$key]=$(( ${crashes[$key]:-0} + 1 ))
-			log "the guest died during $t ($mode picker): ${oops:-no Oops line}"
+			log "the guest $how during $t ($mode picker): ${oops:-no Oops line}"
 			cp "$CACHE/vm/console.txt" "$res/crash-$mode-$t-${crashes[$key]}.txt"
 			[[ $oops == *"Oops: int3"* ]] ||
-				problem "the guest died during $t ($mode picker): ${oops:-no Oops line}"
+				problem "the guest $how during $t ($mode picker): ${oops:-no Oops line}"
 			if [ "${crashes[$key]}" -ge 2 ]; then
 				printf 'not ok 0 %s # guest crashed twice: %s\n' "$t" "$oops" >> "$res/$kind-$mode.txt"
 			fi
 		done
 	done
-	if [ ! -f "$CACHE/vm/guest-done" ] && [ $attributed = 0 ]; then
-		problem "the guest did not finish its script (vm-kunit.sh status $vm_rc): ${oops:-no Oops line}"
+	# A guest that completed its script but whose kernel log has a report,
+	# or that vm-kunit.sh failed for another reason; one that did not finish.
+	if grep -q '^vm-kunit: FAIL: the kernel log' "$res/boot-$boot.log"; then
+		problem "a report (see $res/boot-$boot.log)"
 	elif [ -f "$CACHE/vm/guest-done" ] && [ "$vm_rc" -ne 0 ]; then
 		problem "scripts/vm-kunit.sh failed (status $vm_rc; $res/boot-$boot.log)"
+	elif [ ! -f "$CACHE/vm/guest-done" ] && [ $attributed = 0 ]; then
+		problem "the guest did not finish its script (vm-kunit.sh status $vm_rc): ${oops:-no Oops line}"
 	fi
 	# The shadow check's counters of this boot (scripts/shadow_report.py
 	# adds up the tables of all boots).
 	if [ -s "$CACHE/vm/shadow.txt" ]; then
 		cat "$CACHE/vm/shadow.txt" >> "$res/shadow.txt"
 		rm -f "$CACHE/vm/shadow.txt"
-	fi
-	# A guest that completed its script but whose kernel log has a report.
-	if grep -q '^vm-kunit: FAIL: the kernel log' "$res/boot-$boot.log"; then
-		problem "a report (see $res/boot-$boot.log)"
 	fi
 done
 log "$((boot - 1)) boot(s), $((SECONDS - start)) s"
