@@ -15,8 +15,8 @@ each possibly "(reordered)"),
 KCSAN prints it) and <made for> a function that must be further down the
 same stack (the caller the access is made for; the same name as <function>
 when it makes the access itself). A report ("BUG: KCSAN: ..." up to its
-closing line of '=', which it must have, with no other BUG: or WARNING:
-line inside) is accepted when each plain access in it (one per racing
+closing line of '=', which it must have, with no line of another report
+inside: REPORT_RE) is accepted when each plain access in it (one per racing
 access, or one for a race of unknown origin) is named by a line; marked
 accesses (READ_ONCE(), atomics and bitops: "marked" in the report) need
 none, as KCSAN reports a race only when one side is plain; an assertion
@@ -27,6 +27,7 @@ report, is printed as it is, so the caller's scan still fails on them. A
 count of accepted reports goes to stderr.
 
 --check reads ACCEPTED alone and fails on a malformed line.
+--report-re prints REPORT_RE's pattern, for grep -E.
 --self-test runs the filter on reports written in KCSAN's format, some of
 which it must accept and some not; it ends with "N passed, N failed".
 """
@@ -85,10 +86,14 @@ def match(accepted, kind, frames):
     return None
 
 
-# Any report of another kind: scripts/vm-kunit.sh's bad_re, kept in step
-# with it. A line of one printed inside a KCSAN report (a console interleaves
-# other CPUs' lines) keeps the whole report.
-OTHER_REPORT = re.compile(
+# A line that starts a report of the kernel log, of any kind: the one list,
+# which scripts/vm-kunit.sh reads (--report-re) to fail a boot on any of
+# them. Lockdep reports start with "WARNING:", KASAN's and KCSAN's with
+# "BUG: KASAN:"/"BUG: KCSAN:", might_sleep()'s with "BUG:"; UBSAN's start
+# with "UBSAN:" alone; the explicit names are for the reader. A line of one
+# printed inside a KCSAN report (a console interleaves other CPUs' lines)
+# keeps the whole report. An extended regular expression of grep -E too.
+REPORT_RE = re.compile(
     r'BUG:|kernel BUG at|WARNING:|Oops|Kernel panic|rust_panic|INFO: task .* blocked'
     r'|KASAN:|UBSAN:|KCSAN:|possible recursive locking|inconsistent lock state'
     r'|circular locking|sleeping function called from invalid context')
@@ -113,7 +118,7 @@ def fold(accepted, lines):
         # (a console interleaves other CPUs' lines), is ever folded; one
         # whose accesses cannot be read is never.
         closed = j < len(lines)
-        alone = not any(OTHER_REPORT.search(x) for x in block[1:])
+        alone = not any(REPORT_RE.search(x) for x in block[1:])
         if closed and alone and plain and all(hits):
             title = STAMP.sub('', lines[i]).replace('BUG: KCSAN: ', '').strip()
             out.append('kcsan-accepted: %s [%s]' % (
@@ -208,6 +213,9 @@ def self_test():
 def main():
     if sys.argv[1:2] == ['--self-test']:
         self_test()
+    if sys.argv[1:2] == ['--report-re']:
+        print(REPORT_RE.pattern)
+        return
     if sys.argv[1:2] == ['--check']:
         print('kcsan-filter: %d accepted access(es) in %s' % (len(load(sys.argv[2])), sys.argv[2]))
         return
