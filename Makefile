@@ -214,8 +214,7 @@ userspace-test-verbose:
 # under the standard test harness, against the replica's stand-in kernel
 # crate, with and without debug assertions (bench/userspace/Makefile: test).
 boundary-test: deps
-	$(MAKE) -C bench/userspace --no-print-directory RUSTC=$(RUSTC) BINDGEN=$(BINDGEN) \
-		OUT=$(BENCH_USERSPACE_OUT) test
+	$(USERSPACE_MAKE) test
 
 clippy:
 	cd rust && cargo clippy --quiet --all-targets -- -D warnings
@@ -498,8 +497,7 @@ one-impl: apply
 # The userspace replica's distro flags against those the kernel build of
 # configs/distro.config gives fair.c and the Rust crate (its .cmd files).
 distro-flags-check: deps
-	$(MAKE) -C bench/userspace --no-print-directory RUSTC=$(RUSTC) BINDGEN=$(BINDGEN) \
-		OUT=$(BENCH_USERSPACE_OUT) VARIANTS="distro distro-inline" build
+	$(USERSPACE_MAKE) VARIANTS="distro distro-inline" build
 	scripts/distro_flags_check.py $(call kout,distro) bench/userspace/Makefile $(BENCH_USERSPACE_OUT)
 
 # The CPU configuration of x86 distributions (configs/maxsmp.config: MAXSMP,
@@ -686,10 +684,13 @@ bench: bench-workload bench-uml bench-userspace
 # line per (operation, topology, variant).
 BENCH_USERSPACE_ROUNDS ?= 301
 BENCH_USERSPACE_OUT    ?= $(CACHE)/bench/userspace
+# bench/userspace/Makefile with this Makefile's tools and output folder
+# (also for boundary-test and distro-flags-check).
+USERSPACE_MAKE = $(MAKE) -C bench/userspace --no-print-directory RUSTC=$(RUSTC) \
+		 BINDGEN=$(BINDGEN) OUT=$(BENCH_USERSPACE_OUT)
 .PHONY: bench-userspace
 bench-userspace: deps
-	$(RECORD) $(MAKE) -C bench/userspace RUSTC=$(RUSTC) BINDGEN=$(BINDGEN) \
-		ROUNDS=$(BENCH_USERSPACE_ROUNDS) OUT=$(BENCH_USERSPACE_OUT) \
+	$(RECORD) $(USERSPACE_MAKE) ROUNDS=$(BENCH_USERSPACE_ROUNDS) \
 		RESULTS=$(BENCH_USERSPACE_OUT).jsonl
 
 scx-selftests-build: build

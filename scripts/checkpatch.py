@@ -77,7 +77,7 @@ def load_accepted():
             raise SystemExit(f"{ACCEPTED.name}:{n}: want 'file | TYPE | fragment | reason [| N]'")
         optional = parts[1].startswith("?")
         entries.append({"file": parts[0], "type": parts[1].lstrip("?"), "frag": parts[2],
-                        "optional": optional, "reason": parts[3], "where": n, "used": 0,
+                        "optional": optional, "reason": parts[3], "where": n,
                         "times": times, "in_file": {}})
     return entries
 
@@ -131,7 +131,6 @@ def main():
                            (not code and e["frag"] in msg)) and
                           e["in_file"].get(rel, 0) < e["times"]), None)
             if entry:
-                entry["used"] += 1
                 entry["in_file"][rel] = entry["in_file"].get(rel, 0) + 1
                 print(f"  accepted {rel}: {kind}:{typ} ({ACCEPTED.name}:{entry['where']})")
             else:
@@ -145,7 +144,7 @@ def main():
         else:
             passed += 1
     for e in accepted:
-        if not e["used"] and not e["optional"] and \
+        if not e["in_file"] and not e["optional"] and \
                 any(fnmatch(n, e["file"]) for n in names):
             failed += 1
             print(f"FAIL {ACCEPTED.name}:{e['where']}: stale entry, matches nothing: "

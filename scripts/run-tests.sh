@@ -72,6 +72,13 @@ count_tally() { # name log rc: add the log's last "N passed, N failed[, N skippe
 	count "$1" "$p" "$f" "${s:-0}"
 }
 
+count_cargo() { # name log rc: add up cargo's "test result: ok. N passed; M failed" lines
+	local p f
+	read -r p f < <(awk '/^test result:/ { p += $4; f += $6 } END { print p + 0, f + 0 }' "$2")
+	[ "$3" -ne 0 ] && [ "$f" -eq 0 ] && f=1	# did not build or run
+	count "$1" "$p" "$f"
+}
+
 # ktap_json NAME KERNEL_LOG: the KUnit results of a kernel log as KTAP and as
 # kunit.py's JSON, into $RESULTS/NAME.ktap and NAME.json.
 ktap_json() {
@@ -94,17 +101,12 @@ run_step() { # name log command...
 nice -n 19 "$top/scripts/scx-scheds-build.sh" --crates > "$logs/scx-crates-build.log" 2>&1 &
 crates_build=$!
 
-# Sum "test result: ok. N passed; M failed" over cargo's test binaries.
 if run_step userspace "$logs/cargo-test.log" make -C "$top" --no-print-directory userspace-test-verbose; then rc=0; else rc=1; fi
-read -r p f < <(awk '/^test result:/ { p += $4; f += $6 } END { print p + 0, f + 0 }' "$logs/cargo-test.log")
-[ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1	# did not build or run
-count userspace "$p" "$f"
+count_cargo userspace "$logs/cargo-test.log" $rc
 
 # The boundary's KUnit cases in userspace, with debug assertions and without.
 if run_step boundary "$logs/boundary.log" make -C "$top" --no-print-directory boundary-test; then rc=0; else rc=1; fi
-read -r p f < <(awk '/^test result:/ { p += $4; f += $6 } END { print p + 0, f + 0 }' "$logs/boundary.log")
-[ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1	# did not build or run
-count boundary "$p" "$f"
+count_cargo boundary "$logs/boundary.log" $rc
 
 if run_step clippy "$logs/clippy.log" make -C "$top" --no-print-directory clippy; then count clippy 1 0; else count clippy 0 1; fi
 if run_step rustfmt "$logs/rustfmt.log" make -C "$top" --no-print-directory rustfmtcheck; then count rustfmt 1 0; else count rustfmt 0 1; fi
@@ -126,9 +128,7 @@ count_tally fuzz "$logs/fuzz.log" $rc
 # loom, bounded (make loom alone explores every interleaving, about 2 min).
 if run_step loom "$logs/loom.log" env LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-4}" \
 	make -C "$top" --no-print-directory loom; then rc=0; else rc=1; fi
-read -r p f < <(awk '/^test result:/ { p += $4; f += $6 } END { print p + 0, f + 0 }' "$logs/loom.log")
-[ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1	# did not build or run
-count loom "$p" "$f"
+count_cargo loom "$logs/loom.log" $rc
 
 if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; then
 	count kernel 1 0

@@ -96,6 +96,15 @@ problem() {
 	log "FAIL: $*"
 	printf 'kernel log of boot %d: %s\n' "$boot" "$*" >> "$res/kernel-log-report.txt"
 }
+# crashed TEXT: the guest's end during or after an item; a failure unless
+# it was the TCG "Oops: int3" ($oops, this boot's first Oops line).
+crashed() {
+	if [[ $oops == *"Oops: int3"* ]]; then
+		log "$*: $oops"
+	else
+		problem "$*: ${oops:-no Oops line}"
+	fi
+}
 
 guest=
 for mode in $selftest_modes; do
@@ -138,18 +147,14 @@ for ((boot = 1; boot <= max_boots; boot++)); do
 			rm -f "$res/$kind-$mode.started"
 			attributed=1
 			if has_result $kind $mode "$t"; then
-				log "the guest $how after $t ($mode picker) ended: ${oops:-no Oops line}"
 				cp "$CACHE/vm/console.txt" "$res/crash-$mode-after-$t.txt"
-				[[ $oops == *"Oops: int3"* ]] ||
-					problem "the guest $how after $t ($mode picker) ended: ${oops:-no Oops line}"
+				crashed "the guest $how after $t ($mode picker) ended"
 				continue
 			fi
 			key=$kind/$mode/$t
 			crashes[$key]=$(( ${crashes[$key]:-0} + 1 ))
-			log "the guest $how during $t ($mode picker): ${oops:-no Oops line}"
 			cp "$CACHE/vm/console.txt" "$res/crash-$mode-$t-${crashes[$key]}.txt"
-			[[ $oops == *"Oops: int3"* ]] ||
-				problem "the guest $how during $t ($mode picker): ${oops:-no Oops line}"
+			crashed "the guest $how during $t ($mode picker)"
 			if [ "${crashes[$key]}" -ge 2 ]; then
 				printf 'not ok 0 %s # guest crashed twice: %s\n' "$t" "$oops" >> "$res/$kind-$mode.txt"
 			fi
