@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# sched-rust: Rust scheduler helpers for Linux 7.2, with their C baselines.
+# sched-rust: Rust scheduler helpers for Linux 7.3, with their C baselines.
 #
 # The two commands of the README:
 #   make run    build the patched kernel, boot it on a 2-node SMT topology,
@@ -19,10 +19,13 @@ CACHE ?= $(TOP)/.cache
 # Runs a target's command and writes its time and tally into docs/results.md
 # (scripts/results.py): the README links that file and keeps no figures.
 RECORD = /usr/bin/python3 $(TOP)/scripts/results.py run $@ --
-# The Debian linux-source-7.2 version to fetch (falls back to the newest 7.2.y).
-KERNEL_DEB_VERSION ?= 7.2.12-1~bpo13+1
-# An existing, unmodified 7.2 tree may be given instead (see README).
-KSRC  ?= $(CACHE)/linux-7.2
+# The base: Linux $(KERNEL_VERSION), from Debian's linux-source-$(KERNEL_VERSION)
+# package at KERNEL_DEB_VERSION (falls back to the newest $(KERNEL_VERSION).y
+# served, with a warning). make rebase-check tries the series on another.
+KERNEL_VERSION     ?= 7.3
+KERNEL_DEB_VERSION ?= 7.3.4-1~bpo13+1
+# An existing, unmodified tree of that version may be given instead (see README).
+KSRC  ?= $(CACHE)/linux-$(KERNEL_VERSION)
 KOUT  ?= $(CACHE)/build
 JOBS  ?= $(shell echo $$(( $$(nproc) + 1 )))
 
@@ -36,7 +39,7 @@ CLIPPY_DRIVER   ?= /usr/bin/clippy-driver
 RUST_LIB_SRC    ?= $(firstword $(wildcard /usr/src/rustc-*/library))
 BINDGEN         ?= $(CACHE)/tools/bin/bindgen
 VNG             ?= $(CACHE)/venv/bin/vng
-# Debian 13's pahole 1.30 (scripts/pahole.sh): 7.2's sched_ext BTF needs 1.26.
+# Debian 13's pahole 1.30 (scripts/pahole.sh): 7.x's sched_ext BTF needs 1.26.
 PAHOLE          ?= $(CACHE)/tools/bin/pahole
 export CCACHE_DIR ?= $(CACHE)/ccache
 
@@ -107,7 +110,7 @@ SCX_SKIP_REASON ?= left out (SCX_SKIP_SCHEDS)
 UM_KOUT ?= $(CACHE)/build-um
 RESULTS ?= $(CACHE)/results
 
-export CACHE KSRC KOUT KERNEL_DEB_VERSION VNG PAHOLE VM_CPUS VM_NUMA VM_MEMORY VM_KVM VM_TIMEOUT KUNIT_SUITES
+export CACHE KSRC KOUT KERNEL_VERSION KERNEL_DEB_VERSION VNG PAHOLE VM_CPUS VM_NUMA VM_MEMORY VM_KVM VM_TIMEOUT KUNIT_SUITES
 export STEAL_GUEST SCX_OUT SCX_SCHEDS_OUT SCX_SCHED_SECONDS SCX_SELFTEST_C SCX_NO_BUILTIN_IDLE SCX_PER_NODE \
 	SCX_SKIP_SCHEDS SCX_SKIP_REASON \
 	UM_KOUT RESULTS LLVM_VERSION
@@ -160,6 +163,8 @@ help:
 	@echo "                       == the base's (series-objcmp; series-objcmp-all: 3 toolchains)"
 	@echo "  series-bisect        every commit builds (SERIES_BISECT_FROM=NNNN resumes)"
 	@echo "  series-checkpatch    checkpatch on the posted files"
+	@echo "  rebase-check         the series on the newest Debian kernel (REBASE_VERSION=...): per patch"
+	@echo "                       applied/offset/fuzz/failed, nothing built"
 	@echo "Cleaning:              clean (every build folder and result), distclean (all of .cache)"
 
 deps:
@@ -233,8 +238,16 @@ checkpatch: kernel-src
 
 lint: clippy-kernel checkpatch
 
+# What moving to another Debian kernel would cost (scripts/rebase-check.sh):
+# the series applied with patch(1) to the newest linux-source-X.Y any suite
+# serves (REBASE_VERSION=<Debian version> for another), per patch applied,
+# offset, fuzz or failed; nothing is built.
+.PHONY: rebase-check
+rebase-check: deps
+	$(RECORD) scripts/rebase-check.sh
+
 # The postable series (scripts/series.sh, docs/series.md). make series commits
-# patches/series onto a clean 7.2 git tree ($(SERIES_DIR)/linux-7.2, from the
+# patches/series onto a clean base git tree ($(SERIES_DIR)/linux-$(KERNEL_VERSION), from the
 # Debian tarball, made once), each patch with the new files patches/new-files
 # gives it, checks that the last commit equals what make apply makes, and
 # writes git format-patch files with a cover letter (patches/cover-letter.txt)
@@ -246,7 +259,7 @@ lint: clippy-kernel checkpatch
 # every commit in turn (not in make test); series-checkpatch runs checkpatch
 # on the written files.
 SERIES_DIR          ?= $(CACHE)/series
-SERIES_KSRC          = $(SERIES_DIR)/linux-7.2
+SERIES_KSRC          = $(SERIES_DIR)/linux-$(KERNEL_VERSION)
 SERIES_OFF_KOUT     ?= $(CACHE)/build-series-off
 SERIES_ON_KOUT      ?= $(CACHE)/build-series-on
 SERIES_BISECT_KOUT  ?= $(CACHE)/build-series-bisect

@@ -25,8 +25,10 @@ log() { printf 'apply: %s\n' "$*"; }
 die() { printf 'apply: error: %s\n' "$*" >&2; exit 1; }
 
 [ -f "$KSRC/Makefile" ] || die "$KSRC is not a kernel tree"
-grep -q '^VERSION = 7$' "$KSRC/Makefile" && grep -q '^PATCHLEVEL = 2$' "$KSRC/Makefile" ||
-	die "$KSRC is not Linux 7.2"
+KERNEL_VERSION=${KERNEL_VERSION:?KERNEL_VERSION must be set (the Makefile sets it)}
+grep -q "^VERSION = ${KERNEL_VERSION%%.*}\$" "$KSRC/Makefile" &&
+	grep -q "^PATCHLEVEL = ${KERNEL_VERSION#*.}\$" "$KSRC/Makefile" ||
+	die "$KSRC is not Linux $KERNEL_VERSION"
 
 # A patch may have no diff: one that only brings new files (step 2).
 has_diff() { grep -q '^--- ' "$1"; }

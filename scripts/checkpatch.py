@@ -109,7 +109,7 @@ def findings(ksrc, path):
 
 
 def main():
-    ksrc = Path(os.environ.get("KSRC", TOP / ".cache" / "linux-7.2")).resolve()
+    ksrc = Path(os.environ.get("KSRC", TOP / ".cache" / ("linux-" + os.environ.get("KERNEL_VERSION", "7.3")))).resolve()
     if not (ksrc / "scripts" / "checkpatch.pl").is_file():
         raise SystemExit(f"checkpatch: no scripts/checkpatch.pl in {ksrc} (make kernel-src)")
     args = sys.argv[1:]

@@ -34,7 +34,7 @@ check_pahole() {
 	local v
 	v=$(sed -n 's/^CONFIG_PAHOLE_VERSION=//p' "$KOUT/.config")
 	if [ "${v:-0}" -lt 126 ]; then
-		echo "config: CONFIG_PAHOLE_VERSION=${v:-unset} in $KOUT/.config: 7.2's sched_ext BTF needs pahole 1.26 or later (PAHOLE=$PAHOLE; make deps fetches one)" >&2
+		echo "config: CONFIG_PAHOLE_VERSION=${v:-unset} in $KOUT/.config: 7.x's sched_ext BTF needs pahole 1.26 or later (PAHOLE=$PAHOLE; make deps fetches one)" >&2
 		exit 1
 	fi
 }

@@ -5,7 +5,7 @@
     objcmp.py [--accepted FILE] BASE_KOUT NEW_KOUT OBJ...
 
 make series-check builds the same configuration twice: BASE_KOUT from the
-tree the series starts from (Linux 7.2 with the ported steal series, which
+tree the series starts from (the base Linux release with the ported steal series, which
 is the steal helpers' baseline) and NEW_KOUT from the whole series, with
 every sched-rust option off. Each OBJ (a path under the build folders, such
 as kernel/sched/fair.o) is disassembled in both (llvm-objdump -dr) and every

@@ -4,7 +4,7 @@
 # pahole >= 1.26 for every kernel the project builds, as $PAHOLE (a wrapper
 # script, default $CACHE/tools/bin/pahole).
 #
-# 7.2 declares many sched_ext kfuncs with KF_IMPLICIT_ARGS; their BTF
+# 7.x declares many sched_ext kfuncs with KF_IMPLICIT_ARGS; their BTF
 # prototypes are right only when pahole emits the bpf_kfunc decl tags
 # (decl_tag_kfuncs, pahole 1.26). Debian 12's pahole is 1.24: with it most
 # sched_ext selftests and every real BPF scheduler fail to load
@@ -49,7 +49,7 @@ check() {
 	v=$("$1" --version 2>&1) || { log "$1 does not run: $v"; return 1; }
 	[[ $v =~ ^v([0-9]+)\.([0-9]+) ]] || { log "$1 --version printed '$v'"; return 1; }
 	if [ $((BASH_REMATCH[1] * 100 + BASH_REMATCH[2])) -lt $MIN_VERSION ]; then
-		log "$1 is $v; 7.2's sched_ext BTF needs 1.26 or later"
+		log "$1 is $v; 7.x's sched_ext BTF needs 1.26 or later"
 		return 1
 	fi
 	features=$("$1" --supported_btf_features 2>&1) || true

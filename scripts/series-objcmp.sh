@@ -5,7 +5,7 @@
 # scheduler's objects twice with one configuration in which every sched-rust
 # option is off, once at the series' base and once at its end, and compare
 # them function by function (scripts/objcmp.py). The base is the series'
-# C baseline (its last patch, SERIES_BASE_PATCH): Linux 7.2 with the ported
+# C baseline (its last patch, SERIES_BASE_PATCH): Linux $KERNEL_VERSION with the ported
 # steal series and the cached node order of sched_ext's idle walk, the two
 # C changes of the series; everything after them claims no change with the
 # options off.
@@ -24,7 +24,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-tree=${SERIES_DIR:?}/linux-7.2
+tree=${SERIES_DIR:?}/linux-${KERNEL_VERSION:?}
 base_kout=${SERIES_BASE_KOUT:?}
 cmp_kout=${SERIES_CMP_KOUT:?}
 base_patch=${SERIES_BASE_PATCH:-0008}
@@ -47,7 +47,7 @@ g rev-parse -q --verify refs/heads/series-am >/dev/null || die "no series-am bra
 # are, come after it and are compared.
 n_base=$(grep -v '^#' "$top/patches/series" | sed '/^$/d' | grep -n "^$base_patch" | cut -d: -f1)
 [ -n "$n_base" ] || die "SERIES_BASE_PATCH=$base_patch: no such patch in patches/series"
-base=$(g rev-list --reverse linux-7.2..series-am | sed -n "${n_base}p")
+base=$(g rev-list --reverse linux-$KERNEL_VERSION..series-am | sed -n "${n_base}p")
 [ -n "$base" ] || die "series-am has fewer than $n_base commits"
 
 restore() { g checkout -q -f series-am; }

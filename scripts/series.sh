@@ -3,26 +3,26 @@
 #
 # The postable series (docs/series.md), made from this repository's sources.
 #
-#   series.sh [make]  make series: commit patches/series onto a clean 7.2 git
+#   series.sh [make]  make series: commit patches/series onto a clean base git
 #                     tree, each patch with the new files patches/new-files
 #                     assigns to it, check that the result equals what
 #                     make apply produces, and write git format-patch files
 #                     and a cover letter (patches/cover-letter.txt) into
 #                     $SERIES_DIR/out.
 #   series.sh am      git am the written files onto a fresh branch at the
-#                     "Linux 7.2" commit, and check that it ends at the same
+#                     "Linux $KERNEL_VERSION" commit, and check that it ends at the same
 #                     tree as make series' commits (make series-check builds it).
 #   series.sh bisect  build every commit of the am branch in turn (make
 #                     series-bisect): one line per commit, then "N passed,
 #                     N failed".
 #
-# The tree is $SERIES_DIR/linux-7.2, a git repository of its own: a second,
-# pristine extraction of the Debian linux-source-7.2 tarball committed once as
-# "Linux 7.2" (tag linux-7.2) and reused afterwards. Branches: series (made
+# The tree is $SERIES_DIR/linux-$KERNEL_VERSION, a git repository of its own: a second,
+# pristine extraction of the Debian linux-source-$KERNEL_VERSION tarball committed once as
+# "Linux $KERNEL_VERSION" (tag linux-$KERNEL_VERSION) and reused afterwards. Branches: series (made
 # from the patches), series-am (made from the posted files). Nothing in it is
 # a source: the folders of this repository are.
 #
-# Environment: CACHE, KERNEL_DEB_VERSION (the Makefile sets them);
+# Environment: CACHE, KERNEL_VERSION, KERNEL_DEB_VERSION (the Makefile sets them);
 # SERIES_DIR (default $CACHE/series); SERIES_SIGNOFF="Name <address>" replaces
 # the "Signed-off-by: @POSTER@" line of each patch and becomes the committer
 # and the cover letter's sender; without it the placeholder stays and a
@@ -41,11 +41,12 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${CACHE:-$top/.cache}
-KERNEL_DEB_VERSION=${KERNEL_DEB_VERSION:-7.2.12-1~bpo13+1}
+KERNEL_VERSION=${KERNEL_VERSION:?KERNEL_VERSION must be set (the Makefile sets it)}
+KERNEL_DEB_VERSION=${KERNEL_DEB_VERSION:?}
 SERIES_DIR=${SERIES_DIR:-$CACHE/series}
-tree=$SERIES_DIR/linux-7.2
+tree=$SERIES_DIR/linux-$KERNEL_VERSION
 out=$SERIES_DIR/out
-base_tag=linux-7.2
+base_tag=linux-$KERNEL_VERSION
 # The From: of the project's own patches: make series gives them to the poster.
 project_email=${SERIES_PROJECT_EMAIL:-sched-rust@localhost}
 placeholder='Signed-off-by: @POSTER@'
@@ -58,18 +59,18 @@ g() { git -C "$tree" "$@"; }
 
 # A fixed identity and date for the base commit, so that its id depends on
 # the tarball alone.
-base_env=(GIT_AUTHOR_NAME="Linux 7.2" GIT_AUTHOR_EMAIL="linux-7.2@tarball"
-	  GIT_COMMITTER_NAME="Linux 7.2" GIT_COMMITTER_EMAIL="linux-7.2@tarball"
+base_env=(GIT_AUTHOR_NAME="Linux $KERNEL_VERSION" GIT_AUTHOR_EMAIL="linux-$KERNEL_VERSION@tarball"
+	  GIT_COMMITTER_NAME="Linux $KERNEL_VERSION" GIT_COMMITTER_EMAIL="linux-$KERNEL_VERSION@tarball"
 	  GIT_AUTHOR_DATE="@0 +0000" GIT_COMMITTER_DATE="@0 +0000")
 
-# 1. The clean 7.2 tree, once.
+# 1. The clean base tree, once.
 base_tree() {
 	if g rev-parse -q --verify "refs/tags/$base_tag" >/dev/null 2>&1; then
 		return 0
 	fi
-	log "making the clean 7.2 git tree in $tree (once; a few minutes)"
+	log "making the clean $KERNEL_VERSION git tree in $tree (once; a few minutes)"
 	local deb
-	deb=$(ls "$CACHE/debs/linux-source-7.2_${KERNEL_DEB_VERSION//:/%3a}_all.deb" 2>/dev/null |
+	deb=$(ls "$CACHE/debs/linux-source-${KERNEL_VERSION}_${KERNEL_DEB_VERSION//:/%3a}_all.deb" 2>/dev/null |
 	      head -n1 || true)
 	rm -rf "$tree"
 	if [ -n "$deb" ]; then
@@ -78,11 +79,11 @@ base_tree() {
 		rm -rf "$tmp"
 		dpkg-deb -x "$deb" "$tmp"
 		local tarball
-		tarball=$(ls "$tmp"/usr/src/linux-source-7.2*.tar.xz | head -n1)
+		tarball=$(ls "$tmp"/usr/src/linux-source-"$KERNEL_VERSION"*.tar.xz | head -n1)
 		mkdir -p "$tree"
 		tar -xJf "$tarball" -C "$tree" --strip-components=1
 		rm -rf "$tmp"
-		echo "linux-source-7.2 $KERNEL_DEB_VERSION" > "$tree/.sched-rust-extracted"
+		echo "linux-source-$KERNEL_VERSION $KERNEL_DEB_VERSION" > "$tree/.sched-rust-extracted"
 	else
 		# kernel-src.sh fetches the .deb into $CACHE/debs and extracts it.
 		KSRC=$tree CACHE=$CACHE KERNEL_DEB_VERSION=$KERNEL_DEB_VERSION "$top/scripts/kernel-src.sh"
@@ -94,7 +95,7 @@ base_tree() {
 	# The tarball is the source: add every file, even those a .gitignore names.
 	g add -A -f .
 	env "${base_env[@]}" git -C "$tree" commit -q --no-verify \
-		-m "Linux 7.2" -m "The $what tree, extracted from its tarball."
+		-m "Linux $KERNEL_VERSION" -m "The $what tree, extracted from its tarball."
 	g tag "$base_tag"
 	{
 		echo '/.sched-rust-patches/'
