@@ -40,6 +40,17 @@ lists=("$top/patches/series")
 mapfile -t series < <(cat "${lists[@]}" | grep -v -e '^#' -e '^[[:space:]]*$')
 mapfile -t applied < <(cat "$state/series" 2>/dev/null || true)
 
+# The base's copies of the files the patches change, kept while the tree is
+# still unpatched: scripts/upstream_bodies.py checks the upstream code that
+# the series moves against them (make test), as make rebase-check does on
+# the tree it fetches.
+if [ ${#applied[@]} -eq 0 ]; then
+	for f in $(sed -n 's|^+++ b/||p' "${series[@]/#/$top/patches/}" | sort -u); do
+		[ -f "$KSRC/$f" ] && [ ! -f "$state/base/$f" ] &&
+			install -D -m 0644 "$KSRC/$f" "$state/base/$f"
+	done
+fi
+
 # Keep the longest prefix of what is applied that is still identical.
 keep=0
 while [ $keep -lt ${#applied[@]} ] && [ $keep -lt ${#series[@]} ] &&

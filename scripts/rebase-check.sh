@@ -18,7 +18,9 @@
 #   failed   some hunk did not apply; the patch is left out (a dry run
 #            decides first), and later patches may fail because of it
 #   no diff  the patch only brings new files (patches/new-files)
-# then "N applied, N offset, N fuzz, N failed" and the rejected hunks' files.
+# then "N applied, N offset, N fuzz, N failed" and the rejected hunks' files,
+# and whether the upstream definitions that asym_fit.h and ext/idle_pick.h
+# transcribe are still those of the base (scripts/upstream_bodies.py).
 # The exit status is 0 whatever the outcome: the report is the result.
 # The report is also written to $CACHE/rebase-check/report-<version>.txt.
 set -euo pipefail
@@ -91,6 +93,12 @@ hunks() {
 		$0 ~ re { printf "           %s: %s\n", file, $0 }'
 }
 
+# The files the transcribed upstream definitions live in, before patching.
+rm -rf "$dir/unpatched"
+for f in $(sed -n 's/^[0-9a-f]* \([^ ]*\) .*/\1/p' "$top/scripts/upstream-bodies.txt" | sort -u); do
+	[ ! -f "$tree/$f" ] || install -D -m 0644 "$tree/$f" "$dir/unpatched/$f"
+done
+
 report=$dir/report-${version//[~:]/_}.txt
 mapfile -t series < <(cat "$top/patches/series" "$top/patches/series-local" |
 	grep -v -e '^#' -e '^[[:space:]]*$')
@@ -125,5 +133,8 @@ n_applied=0 n_offset=0 n_fuzz=0 n_failed=0
 	done
 	echo
 	echo "$n_applied applied, $n_offset offset, $n_fuzz fuzz, $n_failed failed"
+	echo
+	echo "The upstream definitions that asym_fit.h and ext/idle_pick.h transcribe:"
+	"$top/scripts/upstream_bodies.py" check "$dir/unpatched" | sed 's/^/  /' || true
 } | tee "$report"
 log "report: $report (tree: $tree)"

@@ -133,6 +133,11 @@ count_cargo loom "$logs/loom.log" $rc
 if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; then
 	count kernel 1 0
 	if run_step panics "$logs/panics.log" "$top/scripts/check-panics.sh"; then count panics 1 0; else count panics 0 1; fi
+	# The upstream definitions the series transcribes, against the base
+	# copies make apply kept: fails when the base moved under them.
+	if run_step upstream-bodies "$logs/upstream-bodies.log" "$top/scripts/upstream_bodies.py" check \
+		"$KSRC/.sched-rust-patches/base"; then rc=0; else rc=1; fi
+	count_tally upstream-bodies "$logs/upstream-bodies.log" "$rc"
 	if run_step clippy-kernel "$logs/clippy-kernel.log" "$top/scripts/clippy-kernel.sh"; then rc=0; else rc=1; fi
 	count_tally clippy-kernel "$logs/clippy-kernel.log" $rc
 	if run_step kunit "$logs/kunit.log" env VM_EXTRA="${STEAL_GUEST:?}" "$top/scripts/vm-kunit.sh"; then rc=0; else rc=1; fi
