@@ -29,9 +29,9 @@
  * Rust mixed: each idle CPU must be claimed exactly once. Then the same,
  * while a kthread writes the masks as C's update_builtin_idle() does (an
  * atomic bit on the cpu mask, a plain bitmap_or() of the core into the smt
- * mask) and, in the last case, resets them half-way with plain whole-word
- * copies as reset_idle_masks() does: a CPU must be claimed once per time it
- * was made idle.
+ * mask) and, in the last case, clears them half-way with plain stores as
+ * 7.3's reset_idle_masks() does: a CPU must be claimed once per time it
+ * was made idle, less the idle period the clear may have taken away.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -206,7 +206,7 @@ static void pick_both(struct kunit *test, struct machine *m, enum pick_kind kind
 	switch (kind) {
 	case PICK_ALL_NODES:
 		/*
-		 * Every other pick, C walks the nodes as Linux 7.2 did, the
+		 * Every other pick, C walks the nodes as upstream does, the
 		 * nearest unvisited node each time: the cached order must
 		 * visit them in the same order.
 		 */
@@ -488,6 +488,53 @@ static void idle_pick_edges(struct kunit *test)
 }
 
 /*
+ * Right after a scheduler is enabled: 7.3's reset_idle_masks() clears every
+ * mask, and CPUs come back as they pass through idle (update_builtin_idle():
+ * the CPU's bit, then its core into smt once the core is wholly idle). Until
+ * then both pickers find nothing, in every node and in the global masks;
+ * afterwards both find exactly the CPUs that came back, the whole core
+ * first when asked for one.
+ */
+static void idle_pick_after_enable(struct kunit *test)
+{
+	unsigned long *allowed;
+	struct machine *m = edge_machine(test, 4, &allowed);
+	const unsigned int smt_node = SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE;
+	unsigned int cursor = 0, cpu, c, n;
+	int node;
+
+	memset(m->cpu, 0, sizeof(m->cpu));
+	memset(m->smt, 0, sizeof(m->smt));
+	bitmap_fill(allowed, m->nr_cpus);
+	for (node = NUMA_NO_NODE; node < 3; node++) {
+		pick_both(test, m, PICK_ALL_NODES, allowed, node, 0, smt_node, &cursor, 0);
+		pick_both(test, m, PICK_IN_NODE, allowed, node, 0, smt_node, &cursor, 0);
+	}
+	for (cpu = 0; cpu < m->nr_cpus; cpu++)
+		pick_both(test, m, PICK_CLAIM, allowed, 0, 0, smt_node, &cursor, cpu);
+	KUNIT_EXPECT_EQ(test, cursor, 0);
+
+	/* CPU 5 (node 1) passes through idle, then its sibling 4. */
+	for (c = 0; c < 2; c++)
+		__set_bit(5, m->cpu[c][1]);
+	pick_both(test, m, PICK_IN_NODE, allowed, 1, SCX_IDLE_PICK_CORE, smt_node,
+		  &cursor, 0);
+	KUNIT_EXPECT_TRUE(test, test_bit(5, m->cpu[1][1]));
+	for (c = 0; c < 2; c++) {
+		__set_bit(4, m->cpu[c][1]);
+		for (n = 4; n < 6; n++)
+			__set_bit(n, m->smt[c][1]);
+	}
+	/* From node 0, which has nothing: the walk finds node 1's core. */
+	pick_both(test, m, PICK_ALL_NODES, allowed, 0, SCX_IDLE_PICK_CORE, smt_node,
+		  &cursor, 0);
+	KUNIT_EXPECT_TRUE(test, cursor == 4 || cursor == 5);
+	pick_both(test, m, PICK_ALL_NODES, allowed, 0, 0, smt_node, &cursor, 0);
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(m->cpu[1][1], m->nr_cpus));
+	pick_both(test, m, PICK_ALL_NODES, allowed, 0, 0, smt_node, &cursor, 0);
+}
+
+/*
  * Input idle.c's callers do not produce, where Rust must still do what the C
  * picker does, or at least nothing unsafe: a start node without masks, and
  * a CPU of no node. Claims that work on other masks than those searched
@@ -624,7 +671,6 @@ struct race {
 	atomic_t claims[MAX_CPUS];
 	/* times the updater made a busy CPU idle again */
 	atomic_t idles[MAX_CPUS];
-	unsigned long initial_cpu[2][WORDS];
 	bool reset;
 	/* pickers, then the updater */
 	struct completion done[RACE_THREADS + 1];
@@ -678,8 +724,8 @@ static int race_fn(void *arg)
  * here with test_and_set_bit() when it was clear), then, once the whole
  * core is idle, the core into the smt mask with a plain bitmap_or(), which
  * races with the pickers' removals as upstream's does. With race->reset,
- * half-way the cpu masks are rewritten with plain copies of the first
- * state, as reset_idle_masks() does with cpumask_copy().
+ * half-way every mask is cleared with plain stores, as 7.3's
+ * reset_idle_masks() does with cpumask_clear() when a scheduler is enabled.
  */
 static int update_fn(void *arg)
 {
@@ -708,9 +754,10 @@ static int update_fn(void *arg)
 			bitmap_or(m->smt[0][node], m->smt[0][node], m->siblings[cpu],
 				  m->nr_cpus);
 		if (race->reset && i == RACE_UPDATES / 2)
-			for (node = 0; node < m->nr_nodes; node++)
-				bitmap_copy(m->cpu[0][node], race->initial_cpu[node],
-					    m->nr_cpus);
+			for (node = 0; node < m->nr_nodes; node++) {
+				bitmap_zero(m->cpu[0][node], m->nr_cpus);
+				bitmap_zero(m->smt[0][node], m->nr_cpus);
+			}
 		cond_resched();
 	}
 	complete(&race->done[RACE_THREADS]);
@@ -720,10 +767,10 @@ static int update_fn(void *arg)
 /*
  * Pickers on one set of masks (2 nodes, or 1 without NUMA, of 2-thread
  * cores, as many CPUs as a cpumask holds; every CPU idle at first), alone
- * or with update_fn() (updates), which resets the masks half-way with
- * reset. Each CPU is claimed as many times as it became
- * idle, less once if it is idle at the end: 1 + its idles[], plus one if
- * the reset made it idle again, which cannot be counted.
+ * or with update_fn() (updates), which clears the masks half-way with
+ * reset. Each CPU is claimed as many times as it became idle, less once if
+ * it is idle at the end: 1 + its idles[], less one if the clear took away
+ * an idle period before any picker claimed it.
  */
 static void run_race(struct kunit *test, bool updates, bool reset)
 {
@@ -741,10 +788,8 @@ static void run_race(struct kunit *test, bool updates, bool reset)
 	machine_build(test, race->m, nodes, max_cpus() / (2 * nodes), 2, 100);
 	machine_plain_siblings(race->m);
 	KUNIT_ASSERT_NE(test, race->m->nr_cpus % 37, 0);
-	for (n = 0; n < nodes; n++) {
+	for (n = 0; n < nodes; n++)
 		node_set(n, race->m->online);
-		memcpy(race->initial_cpu[n], race->m->cpu[0][n], sizeof(race->initial_cpu[n]));
-	}
 	bitmap_fill(race->allowed, race->m->nr_cpus);
 	race->reset = reset;
 
@@ -774,10 +819,10 @@ static void run_race(struct kunit *test, bool updates, bool reset)
 		int idles = atomic_read(&race->idles[cpu]);
 		int idle_now = test_bit(cpu, race->m->cpu[0][race->m->cpu_node[cpu]]);
 
-		KUNIT_EXPECT_GE_MSG(test, claims + idle_now, 1 + idles,
+		KUNIT_EXPECT_GE_MSG(test, claims + idle_now, 1 + idles - reset,
 				    "CPU %d: claimed %d times, made idle %d+1 times, idle now %d",
 				    cpu, claims, idles, idle_now);
-		KUNIT_EXPECT_LE_MSG(test, claims + idle_now, 1 + idles + reset,
+		KUNIT_EXPECT_LE_MSG(test, claims + idle_now, 1 + idles,
 				    "CPU %d: claimed %d times, made idle %d+1 times, idle now %d",
 				    cpu, claims, idles, idle_now);
 	}
@@ -802,6 +847,7 @@ static struct kunit_case idle_pick_cases[] = {
 	KUNIT_CASE(idle_pick_rotation),
 #ifdef CONFIG_NUMA
 	KUNIT_CASE(idle_pick_edges),
+	KUNIT_CASE(idle_pick_after_enable),
 	KUNIT_CASE(idle_pick_odd_input),
 #endif
 	KUNIT_CASE_SLOW(idle_pick_node_order_max_nodes),

@@ -76,7 +76,7 @@ pub const STATE_PER_NODE: u32 = 1 << 1;
 ///
 /// C updates the idle masks too (`update_builtin_idle()`'s
 /// `cpumask_or()`/`cpumask_andnot()`, `reset_idle_masks()`'s
-/// `cpumask_copy()`, hotplug's `cpumask_clear()`), with plain writes
+/// and hotplug's `cpumask_clear()`), with plain writes
 /// (`memcpy()`/`memset()` for large masks, which may store a word byte by
 /// byte); every access here is a `READ_ONCE()` or a C bitop (see [`Word`]),
 /// so each bit is read as its old or its new value, as C's own readers

@@ -107,7 +107,7 @@ impl<'a> Masks<'a> {
         //   `cpumask_or()`/`cpumask_andnot()` of a core on `smt`), the C
         //   picker's claims (`cpumask_test_and_clear_cpu()`,
         //   `cpumask_andnot()`, `__cpumask_clear_cpu()`),
-        //   `reset_idle_masks()` (`cpumask_copy()`) when a scheduler is
+        //   `reset_idle_masks()` (`cpumask_clear()`) when a scheduler is
         //   enabled, and CPU hotplug (`cpumask_clear()` of a node's masks);
         // - the SMT sibling masks: the topology code under CPU hotplug;
         // - `cpus_allowed`: a task's mask is stable under the locks its
