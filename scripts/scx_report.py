@@ -227,6 +227,17 @@ def main():
             details = '; '.join(f'{p}: {by[p]["detail"]}' for p in PICKERS if by[p]['detail'])
             res = {p: by[p]['result'] + ('*' if 'first_attempt' in by[p] else '') for p in PICKERS}
             print(f'{name:<{width}}  {res["c"]:<8}  {res["rust"]:<11}  {details}')
+    # How many selftests the tree has (the runner's list) and how many ran
+    # with each picker, so that a test the runner stops listing is seen.
+    selftests = [r for r in rows if r['kind'] == 'selftest']
+    if selftests:
+        print(f'\nselftests: {len(args.tests)} in the runner\'s list', end='')
+        for p in PICKERS:
+            ran = [r for r in selftests if r['picker'] == p and r['result'] != NOT_RUN]
+            by = {k: sum(r['result'] == k for r in ran) for k in ('pass', 'fail', 'skip')}
+            print(f'; {p} picker: {len(ran)} ran ({by["pass"]} passed, {by["fail"]} failed, '
+                  f'{by["skip"]} skipped)', end='')
+        print()
     retried = [r for r in rows if 'first_attempt' in r]
     if retried:
         print(f'\n* on a second attempt ({len(retried)}): its first attempt did not pass')
