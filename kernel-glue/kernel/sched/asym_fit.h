@@ -251,27 +251,21 @@ enum asym_fits_state {
 };
 
 /*
- * The SIS_UTIL budget of select_idle_capacity(): if @sis_util (SIS_UTIL
- * and a shared domain state), the number of CPUs the scan may examine from
- * @nr_idle_scan, the domain's sd->shared->nr_idle_scan, in @nr (left as it
- * is without; @nr_idle_scan is then not read). Returns false if the domain
- * is overloaded: then select_idle_capacity() picks nothing (-1) and does
- * not scan.
+ * The SIS_UTIL budget of select_idle_capacity(), for callers that checked
+ * SIS_UTIL and the domain's shared state: the number of CPUs the scan may
+ * examine, from @nr_idle_scan (the domain's sd->shared->nr_idle_scan), in
+ * @nr. Returns false if the domain is overloaded: then
+ * select_idle_capacity() picks nothing (-1) and does not scan.
  */
-static __always_inline bool asym_sis_util_budget(bool sis_util, const int *nr_idle_scan,
-						 int *nr)
+static __always_inline bool asym_sis_util_budget(const int *nr_idle_scan, int *nr)
 {
-	if (sis_util) {
-		/*
-		 * Same nr_idle_scan hint as select_idle_cpu(), nr only limits
-		 * the scan when not preferring an idle core.
-		 */
-		*nr = READ_ONCE(*nr_idle_scan) + 1;
-		/* overloaded domain is unlikely to have idle cpu/core */
-		if (*nr == 1)
-			return false;
-	}
-	return true;
+	/*
+	 * Same nr_idle_scan hint as select_idle_cpu(), nr only limits
+	 * the scan when not preferring an idle core.
+	 */
+	*nr = READ_ONCE(*nr_idle_scan) + 1;
+	/* overloaded domain is unlikely to have idle cpu/core */
+	return *nr != 1;
 }
 
 /*

@@ -239,7 +239,7 @@ static __always_inline int asym_machine_select_idle_capacity(struct asym_machine
 	int nr = INT_MAX;
 
 	m->uclamp_used = task->uclamp_used;
-	if (!asym_sis_util_budget(scan->sis_util, &scan->nr_idle_scan, &nr))
+	if (scan->sis_util && !asym_sis_util_budget(&scan->nr_idle_scan, &nr))
 		return -1;
 	return __select_idle_capacity(&asym_machine_ops, m, scan->cpus, scan->nbits,
 				      scan->target, task->util, task->uclamp_min,
