@@ -347,8 +347,8 @@ SCALE_EXPECT = {
     "idle pick miss": ("every node's two masks searched, N/64 words each: O(M x N/64) per "
                        "pick, and O(M) for the walk in idle.c's cached order, which both "
                        "follow; with M = N/128, O(N^2)", 2),
-    "idle pick miss, C 7.2 walk": ("O(M x N/64), plus O(M^2) for the nearest-node scans of "
-                                   "Linux 7.2's walk in C; O(N^2) here", 2),
+    "idle pick miss, C upstream walk": ("O(M x N/64), plus O(M^2) for the nearest-node scans "
+                                        "of upstream's walk in C; O(N^2) here", 2),
     "asym scan full": ("O(N) per scan", 1),
 }
 
@@ -405,28 +405,28 @@ def scale_curves(scale):
 
 
 def idle_three_way(user):
-    """The idle pick three ways: Linux 7.2's C walk, idle.c's C, Rust."""
+    """The idle pick three ways: upstream's C walk, idle.c's C, Rust."""
     by = {}
     for r in user:
         if r["helper"] != "idle_pick":
             continue
         kind = "hit" if "hit" in r["op"] else "miss"
-        old = "7.2 walk" in r["op"]
+        old = "upstream walk" in r["op"]
         by.setdefault((r["topology"], kind, r["variant"]), {})[old] = r
     rows = [(k, v) for k, v in by.items() if False in v and True in v]
     if not rows:
         return []
-    out = ["### The idle pick three ways: Linux 7.2's C walk, idle.c's C, Rust", "",
-           "Per topology, pick and variant: ns per pick of Linux 7.2's C "
-           "(`for_each_node_numadist()`, the nearest unvisited node at each step: "
+    out = ["### The idle pick three ways: upstream's C walk, idle.c's C, Rust", "",
+           "Per topology, pick and variant: ns per pick of upstream's C (Linux 7.3's "
+           "`for_each_node_numadist()`, the nearest unvisited node at each step: "
            "`idle_machine_pick_numadist()`), of idle.c's C with the series' cached node "
-           "order, and of Rust (the same walk as idle.c's); Rust / C 7.2 and Rust / C, "
-           "median [95%] of per-round ratios; instructions per pick, C 7.2 / C / Rust. "
+           "order, and of Rust (the same walk as idle.c's); Rust / C upstream and Rust / C, "
+           "median [95%] of per-round ratios; instructions per pick, C upstream / C / Rust. "
            "The first ratio includes what the cached order saves, the second is the "
            "language's cost alone. The two Rust figures are two measurements of the same "
            "function.", "",
-           "| Topology | Pick | Variant | ns: C 7.2 / C / Rust | Rust / C 7.2 "
-           "| Rust / C | Ir: C 7.2 / C / Rust |",
+           "| Topology | Pick | Variant | ns: C upstream / C / Rust | Rust / C upstream "
+           "| Rust / C | Ir: C upstream / C / Rust |",
            "|---|---|---|---|---|---|---|"]
     order = [v for v, _ in DISTRO_COLUMNS] + ["kcfi", "thinlto", "thinlto-big"]
     for (topo, kind, variant), v in sorted(rows, key=lambda kv: (

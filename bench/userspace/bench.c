@@ -224,7 +224,7 @@ static __noinline unsigned long rust_steal_walk(struct bench *b)
 
 /*
  * The C pick is idle.c's own code on the machine, as the kernel benchmark's
- * (IDLE_C: the walk across nodes in the cached node order), or Linux 7.2's,
+ * (IDLE_C: the walk across nodes in the cached node order), or upstream's,
  * which finds the nearest unvisited node at each step (IDLE_NUMADIST,
  * idle_machine_pick_numadist()): the rows of the latter measure what the
  * cache saves. The Rust pick is the picker's export for a described
@@ -278,7 +278,7 @@ static __noinline unsigned long c_idle_miss(struct bench *b) { return idle_c(b, 
 static __noinline unsigned long rust_idle_miss(struct bench *b) { return idle_rust(b, false); }
 static __noinline unsigned long c_idle_hit(struct bench *b) { return idle_c(b, true); }
 static __noinline unsigned long rust_idle_hit(struct bench *b) { return idle_rust(b, true); }
-/* The same Rust functions as above, against Linux 7.2's walk. */
+/* The same Rust functions as above, against upstream's walk. */
 static __noinline unsigned long c_idle_miss_numadist(struct bench *b) { return idle_numadist(b, false); }
 static __noinline unsigned long rust_idle_miss_numadist(struct bench *b) { return idle_rust(b, false); }
 static __noinline unsigned long c_idle_hit_numadist(struct bench *b) { return idle_numadist(b, true); }
@@ -504,11 +504,11 @@ static const struct op ops[] = {
 	   idle_miss, ops_picks),
 	OP("idle_pick", "idle pick hit", "one scx_pick_idle_cpu, one idle CPU on the far node",
 	   idle_hit, ops_picks),
-	OP("idle_pick", "idle pick miss, C 7.2 walk",
-	   "one scx_pick_idle_cpu, nothing idle; C walks the nodes as Linux 7.2 (nearest unvisited)",
+	OP("idle_pick", "idle pick miss, C upstream walk",
+	   "one scx_pick_idle_cpu, nothing idle; C walks the nodes as Linux 7.3 (nearest unvisited)",
 	   idle_miss_numadist, ops_picks),
-	OP("idle_pick", "idle pick hit, C 7.2 walk",
-	   "one scx_pick_idle_cpu, one idle CPU on the far node; C walks as Linux 7.2",
+	OP("idle_pick", "idle pick hit, C upstream walk",
+	   "one scx_pick_idle_cpu, one idle CPU on the far node; C walks as Linux 7.3",
 	   idle_hit_numadist, ops_picks),
 	OP("asym_fit", "asym scan full", "one select_idle_capacity reaching every CPU",
 	   asym_full, ops_cpus),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The out-of-line bit search and bitmap functions that the C helpers call
- * (lib/find_bit.c and lib/bitmap.c of Linux 7.2, same algorithms). Built
+ * (lib/find_bit.c and lib/bitmap.c of Linux 7.3, same algorithms). Built
  * without LTO in every variant: in the kernel they live in lib/, outside
  * any unit that the Rust helpers could be inlined into.
  */

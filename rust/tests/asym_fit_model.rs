@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Property tests of the SMT-aware asymmetric capacity fit against a direct
-//! transcription of 7.2's `util_fits_cpu()` and `select_idle_capacity()`
+//! transcription of 7.3's `util_fits_cpu()` and `select_idle_capacity()`
 //! over plain vectors (`models/asym_fit.rs`), and of `asym_fits_cpu()`.
 
 mod models;

@@ -7,7 +7,7 @@
  * Every include/linux/<name>.h includes it, so that the helpers' headers
  * compile unmodified with -I bench/userspace/include. Those that include
  * nothing else are generated from the list include/forwarded.
- * The semantics are those of Linux 7.2 on x86-64:
+ * The semantics are those of Linux 7.3 on x86-64:
  *  - set_bit()/clear_bit() with a variable bit number are `lock bts/btr`
  *    (arch/x86/include/asm/bitops.h), test_bit() is the volatile `bt` of
  *    variable_test_bit(), test_and_clear_bit() `lock btr`, __ffs() `tzcnt`;

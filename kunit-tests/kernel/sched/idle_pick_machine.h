@@ -163,8 +163,8 @@ static inline s32 idle_machine_pick(struct idle_machine *m, const unsigned long 
 }
 
 /*
- * scx_pick_idle_cpu() on the machine as Linux 7.2 has it, before idle.c
- * cached the order of nodes: for_each_node_numadist() over a copy of the
+ * scx_pick_idle_cpu() on the machine as upstream (7.3) has it, before
+ * idle.c cached the order of nodes: for_each_node_numadist() over a copy of the
  * online nodes, the nearest unvisited node each time, by the machine's
  * distances (nearest_node_nodemask(): ties by node id). It is O(N^2) per
  * pick in the number of nodes, the cached order's walk O(N). The KUnit

@@ -2,7 +2,7 @@
 /*
  * The C side of the fuzz targets: the scheduler's own C code, compiled in
  * userspace over the shims of the userspace benchmark (bench/userspace/
- * include, 7.2's x86-64 bitops and find_bit), behind plain functions the
+ * include, 7.3's x86-64 bitops and find_bit), behind plain functions the
  * Rust fuzz targets call (c/upstream.rs):
  *
  *  - the idle picker: idle.c's scx_idle_test_and_clear_cpu(),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The SMT-aware asymmetric capacity fit of 7.2's `kernel/sched/fair.c`
+//! The SMT-aware asymmetric capacity fit of 7.3's `kernel/sched/fair.c`
 //! (`util_fits_cpu()`, `select_idle_capacity()`), transcribed over plain
 //! vectors of synthetic CPUs.
 
@@ -54,7 +54,7 @@ impl Sys {
     }
 }
 
-/// 7.2's `util_fits_cpu()`, transcribed.
+/// 7.3's `util_fits_cpu()`, transcribed.
 pub fn model_util_fits(util: u64, umin: u64, umax: u64, used: bool, c: &Cpu) -> i32 {
     let capacity = c.capacity as u64;
     let mut fits = util.wrapping_mul(1280) < capacity.wrapping_mul(1024);
@@ -98,7 +98,7 @@ impl Case {
     }
 }
 
-/// 7.2's `select_idle_capacity()`, transcribed over vectors; also the CPUs
+/// 7.3's `select_idle_capacity()`, transcribed over vectors; also the CPUs
 /// it looks at (past the budget check).
 pub fn model_scan(c: &Case) -> (Option<u32>, bool, Vec<u32>) {
     let n = c.sys.cpus.len();
