@@ -157,8 +157,8 @@ help:
 	@echo "  bench-userspace      the microbenchmark's userspace replica, every variant"
 	@echo "  steal-tries          run-queue locks per steal walk, 16-CPU guest"
 	@echo "The series (docs/series.md):"
-	@echo "  series               the postable patches + cover letter in .cache/series/out"
-	@echo "                       (SERIES_SIGNOFF='Name <addr>' signs them)"
+	@echo "  series               the C series and the Rust RFC in .cache/series/out/{c,rust},"
+	@echo "                       signed off by your git identity (or SERIES_SIGNOFF='Name <addr>')"
 	@echo "  series-check         git am, build all options off / on, object code with options off"
 	@echo "                       == the base's (series-objcmp; series-objcmp-all: 3 toolchains)"
 	@echo "  series-bisect        every commit builds (SERIES_BISECT_FROM=NNNN resumes)"
@@ -250,9 +250,12 @@ rebase-check: deps
 # patches/series onto a clean base git tree ($(SERIES_DIR)/linux-$(KERNEL_VERSION), from the
 # Debian tarball, made once), each patch with the new files patches/new-files
 # gives it, checks that the last commit equals what make apply makes, and
-# writes git format-patch files with a cover letter (patches/cover-letter.txt)
-# into $(SERIES_DIR)/out. SERIES_SIGNOFF="Name <address>" fills the poster's
-# Signed-off-by. series-check applies the written files with git am, builds
+# writes two series of git format-patch files, each with its cover letter and
+# get_maintainer.pl recipients: the C series (patches/cover-letter-c.txt) in
+# $(SERIES_DIR)/out/c and the Rust RFC on top (patches/cover-letter.txt) in
+# $(SERIES_DIR)/out/rust, signed off by the poster (this repository's git
+# identity, or SERIES_SIGNOFF="Name <address>"). series-check applies each
+# with git am on its base, builds
 # them with every sched-rust option off and with all on, and compares the
 # scheduler's objects with every option off against the series' base,
 # function by function (series-objcmp); series-bisect builds

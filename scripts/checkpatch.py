@@ -6,7 +6,7 @@ Usage: checkpatch.py [FILE...]   (default: patches/*.patch, then every .c and
                                   .h under kernel-glue/, kunit-tests/, bench/kernel/)
        checkpatch.py --series     the files make series wrote ($SERIES_DIR/out,
                                   default .cache/series/out), cover letter included,
-                                  named series/<file> in the accepted list
+                                  named series/c/<file> and series/rust/<file> in the accepted list
 
 Runs the kernel tree's checkpatch ($KSRC/scripts/checkpatch.pl, --strict
 --show-types; -f for C files) and compares each finding with the accepted
@@ -15,8 +15,7 @@ its file; so does an entry of the list that no longer matches anything (the
 list stays honest). Ends with "N passed, N failed", one per file checked,
 plus one failure per stale entry; exit status 1 on any failure. A type
 written ?TYPE is optional: its entry is never stale (for findings that come
-and go with the environment, such as the poster's sign-off placeholder,
-which make series replaces when SERIES_SIGNOFF is set). A fragment matches
+and go with the environment). A fragment matches
 the flagged line or, for findings without one, the message.
 
 checkpatch runs from inside $KSRC with absolute paths. Given a path that git
@@ -47,7 +46,8 @@ def default_files():
 
 def series_files():
     out = Path(os.environ.get("SERIES_DIR", TOP / ".cache" / "series")) / "out"
-    files = sorted(out.glob("*.patch"))
+    # out/c and out/rust: the two series make series writes.
+    files = sorted(out.glob("*/*.patch"))
     if not files:
         raise SystemExit(f"checkpatch: no patches in {out} (make series)")
     return files
@@ -56,7 +56,7 @@ def series_files():
 def display_name(path, series):
     """The name the accepted list uses: series/<file>, or the repository path."""
     if series:
-        return "series/" + path.name
+        return f"series/{path.parent.name}/{path.name}"
     return str(path.relative_to(TOP)) if path.is_relative_to(TOP) else str(path)
 
 

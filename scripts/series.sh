@@ -6,12 +6,18 @@
 #   series.sh [make]  make series: commit patches/series onto a clean base git
 #                     tree, each patch with the new files patches/new-files
 #                     assigns to it, check that the result equals what
-#                     make apply produces, and write git format-patch files
-#                     and a cover letter (patches/cover-letter.txt) into
-#                     $SERIES_DIR/out.
-#   series.sh am      git am the written files onto a fresh branch at the
-#                     "Linux $KERNEL_VERSION" commit, and check that it ends at the same
-#                     tree as make series' commits (make series-check builds it).
+#                     make apply produces, and write two series of git
+#                     format-patch files, each with its cover letter and
+#                     its get_maintainer.pl recipients:
+#                       $SERIES_DIR/out/c     the C series, patches 0000 to
+#                                             $SERIES_C_LAST (default 0008),
+#                                             patches/cover-letter-c.txt
+#                       $SERIES_DIR/out/rust  the Rust series on top of it,
+#                                             as an RFC, patches/cover-letter.txt
+#   series.sh am      git am the C series onto a fresh branch at the
+#                     "Linux $KERNEL_VERSION" commit, then the Rust series on
+#                     top, and check that each ends at the same tree as
+#                     make series' commits (make series-check builds it).
 #   series.sh bisect  build every commit of the am branch in turn (make
 #                     series-bisect): one line per commit, then "N passed,
 #                     N failed".
@@ -23,13 +29,16 @@
 # a source: the folders of this repository are.
 #
 # Environment: CACHE, KERNEL_VERSION, KERNEL_DEB_VERSION (the Makefile sets them);
-# SERIES_DIR (default $CACHE/series); SERIES_SIGNOFF="Name <address>" replaces
-# the "Signed-off-by: @POSTER@" line of each patch and becomes the committer
-# and the cover letter's sender; without it the placeholder stays and a
-# warning says so; it also becomes the author of the project's own patches
-# (From: <$SERIES_PROJECT_EMAIL>, default sched-rust@localhost): the ported
-# ones keep their authors. SERIES_FORMAT_ARGS: extra git format-patch arguments
-# (e.g. "-v2" or "--rfc"). For bisect: SERIES_KOUT (its build folder),
+# SERIES_DIR (default $CACHE/series). The poster is SERIES_SIGNOFF="Name
+# <address>", or else the git identity of this repository (user.name and
+# user.email); without either, make series stops. The poster's
+# Signed-off-by replaces the "Signed-off-by: @POSTER@" line of each patch,
+# the poster becomes the committer, the cover letters' sender, the author of
+# the project's own patches (From: <$SERIES_PROJECT_EMAIL>, default
+# sched-rust@localhost; the ported ones keep their authors) and replaces
+# "@POSTER@" in the MAINTAINERS entry the series adds. SERIES_C_LAST: the
+# last patch of the C series (default 0008). SERIES_FORMAT_ARGS: extra git
+# format-patch arguments (e.g. "-v2"). For bisect: SERIES_KOUT (its build folder),
 # SERIES_CONFIG (the .config to build each commit with), SERIES_BISECT_FROM
 # (a patch number: build from that patch of patches/series on, after a change
 # to it or a later one; the earlier commits are reported as skipped),
@@ -46,6 +55,8 @@ KERNEL_DEB_VERSION=${KERNEL_DEB_VERSION:?}
 SERIES_DIR=${SERIES_DIR:-$CACHE/series}
 tree=$SERIES_DIR/linux-$KERNEL_VERSION
 out=$SERIES_DIR/out
+# The last patch of the C series; the Rust series is the rest.
+c_last=${SERIES_C_LAST:-0008}
 base_tag=linux-$KERNEL_VERSION
 # The From: of the project's own patches: make series gives them to the poster.
 project_email=${SERIES_PROJECT_EMAIL:-sched-rust@localhost}
@@ -126,15 +137,29 @@ new_file_source() {
 # "<number> <path>" lines of patches/new-files (not its "option" lines).
 new_files() { grep -v -e '^#' -e '^[[:space:]]*$' -e '^[0-9]* option ' "$top/patches/new-files"; }
 
-check_signoff() {
-	[ -z "${SERIES_SIGNOFF:-}" ] && return 0
-	[[ $SERIES_SIGNOFF =~ ^[^\<\>]+\ \<[^\<\>@\ ]+@[^\<\>\ ]+\>$ ]] ||
-		die "SERIES_SIGNOFF='$SERIES_SIGNOFF' is not 'Name <address>'"
+# The poster, "Name <address>": SERIES_SIGNOFF, or this repository's git
+# identity. Stops without one: a patch must not go out unsigned.
+poster() {
+	local who=${SERIES_SIGNOFF:-} name email
+	if [ -z "$who" ]; then
+		name=$(git -C "$top" config user.name || true)
+		email=$(git -C "$top" config user.email || true)
+		[ -n "$name" ] && [ -n "$email" ] ||
+			die "no poster: set git config user.name and user.email (or SERIES_SIGNOFF='Name <address>'); every patch is signed off by the poster (Developer's Certificate of Origin)"
+		who="$name <$email>"
+	fi
+	[[ $who =~ ^[^\<\>]+\ \<[^\<\>@\ ]+@[^\<\>\ ]+\>$ ]] ||
+		die "the poster '$who' is not 'Name <address>'"
+	printf '%s\n' "$who"
 }
+
+# $1 as the replacement of a sed s command.
+sed_escape() { sed 's/[&/\]/\\&/g' <<<"$1"; }
 
 # 2. make series.
 make_series() {
-	check_signoff
+	local signoff
+	signoff=$(poster)
 	base_tree
 	mapfile -t series < <(series_list)
 	[ ${#series[@]} -gt 0 ] || die "patches/series is empty"
@@ -161,15 +186,13 @@ make_series() {
 		die "patches/*.patch are not named in the order of patches/series and series-local:
 $(diff <(echo "$listed") <(echo "$named") || true)"
 
-	local committer_name="sched-rust series" committer_email="series@sched-rust.invalid"
-	if [ -n "${SERIES_SIGNOFF:-}" ]; then
-		committer_name=${SERIES_SIGNOFF% <*}
-		committer_email=${SERIES_SIGNOFF##*<}
-		committer_email=${committer_email%>}
-	else
-		warn "SERIES_SIGNOFF is not set: every patch keeps the line '$placeholder'"
-		warn "set SERIES_SIGNOFF='Your Name <you@example.org>' before posting"
-	fi
+	local committer_name committer_email
+	committer_name=${signoff% <*}
+	committer_email=${signoff##*<}
+	committer_email=${committer_email%>}
+	printf '%s\n' "${series[@]}" | grep -q "^$c_last" ||
+		die "SERIES_C_LAST=$c_last: no such patch in patches/series"
+	log "poster: $signoff"
 
 	g checkout -q -f -B series "$base_tag"
 	g clean -q -fdx
@@ -189,6 +212,8 @@ $(diff <(echo "$listed") <(echo "$named") || true)"
 		[ -n "$subject" ] && [ -n "$author" ] && [ -n "$email" ] && [ -n "$date" ] ||
 			die "$p: the header lacks one of From:, Date:, Subject:"
 		if grep -q '^diff --git ' "$work/diff"; then
+			# The MAINTAINERS entry names the poster.
+			sed -i "s/^+\(M:[[:space:]]*\)@POSTER@\$/+\1$(sed_escape "$signoff")/" "$work/diff"
 			git -C "$tree" apply --index --whitespace=nowarn "$work/diff" ||
 				die "$p: its diff does not apply with git apply after the patches before it"
 		fi
@@ -217,21 +242,15 @@ $(diff <(echo "$listed") <(echo "$named") || true)"
 		} > "$work/commit-msg"
 		nsob=$(grep -cxF "$placeholder" "$work/commit-msg" || true)
 		[ "$nsob" -le 1 ] || die "$p: more than one '$placeholder' line"
-		[ "$nsob" -eq 1 ] || warn "$p: no '$placeholder' line: the poster cannot sign it off"
-		if [ -n "${SERIES_SIGNOFF:-}" ]; then
-			sob="Signed-off-by: $SERIES_SIGNOFF"
-			awk -v ph="$placeholder" -v sob="$sob" '$0 == ph { $0 = sob } { print }' \
-				"$work/commit-msg" > "$work/commit-msg.new"
-			mv "$work/commit-msg.new" "$work/commit-msg"
-		fi
+		[ "$nsob" -eq 1 ] || die "$p: no '$placeholder' line: the poster cannot sign it off"
+		sob="Signed-off-by: $signoff"
+		awk -v ph="$placeholder" -v sob="$sob" '$0 == ph { $0 = sob } { print }' \
+			"$work/commit-msg" > "$work/commit-msg.new"
+		mv "$work/commit-msg.new" "$work/commit-msg"
 		# The project's own patches are the poster's.
 		if [ "$email" = "$project_email" ]; then
-			if [ -n "${SERIES_SIGNOFF:-}" ]; then
-				author=$committer_name
-				email=$committer_email
-			else
-				warn "$p: its author stays the project's placeholder <$project_email>"
-			fi
+			author=$committer_name
+			email=$committer_email
 		fi
 		GIT_AUTHOR_NAME=$author GIT_AUTHOR_EMAIL=$email GIT_AUTHOR_DATE=$date \
 		GIT_COMMITTER_NAME=$committer_name GIT_COMMITTER_EMAIL=$committer_email \
@@ -243,22 +262,52 @@ $(diff <(echo "$listed") <(echo "$named") || true)"
 
 	check_equals_apply
 
-	# The posted files, with the cover letter from patches/cover-letter.txt.
+	# The two posted series, each with its cover letter.
+	local c_commit
+	c_commit=$(g rev-list --reverse "$base_tag..series" |
+		sed -n "$(printf '%s\n' "${series[@]}" | grep -n "^$c_last" | cut -d: -f1)p")
+	g branch -f series-c "$c_commit"
 	rm -rf "$out"
 	mkdir -p "$out"
-	g config branch.series.description "$(cat "$top/patches/cover-letter.txt")"
-	# shellcheck disable=SC2086
+	write_series c "$base_tag" series-c "$top/patches/cover-letter-c.txt" ""
+	write_series rust series-c series "$top/patches/cover-letter.txt" "--rfc"
+	! grep -rlF '@POSTER@' "$out" || die "a posted file still carries @POSTER@ (above)"
+}
+
+# write_series NAME FROM TO COVER EXTRA: git format-patch FROM..TO into
+# $out/NAME with COVER as the cover letter, To: the maintainers and Cc: the
+# reviewers and lists that the tree's get_maintainer.pl gives for the
+# series' patches, and EXTRA format-patch arguments (--rfc).
+write_series() {
+	local name=$1 from=$2 to=$3 cover=$4 extra=$5 dir=$out/$1 f
+	local -a fmt recipients=()
+	[ -f "$cover" ] || die "no cover letter $cover"
+	g config "branch.$to.description" "$(cat "$cover")"
+	# shellcheck disable=SC2206
+	fmt=(format-patch -q --cover-letter --cover-from-description=subject --no-signature
+	     --zero-commit $extra ${SERIES_FORMAT_ARGS:-})
 	GIT_COMMITTER_NAME=$committer_name GIT_COMMITTER_EMAIL=$committer_email \
-		git -C "$tree" format-patch -q --cover-letter --cover-from-description=subject \
-		--no-signature --zero-commit ${SERIES_FORMAT_ARGS:-} -o "$out" "$base_tag..series"
-	local cover
-	cover=$(ls "$out"/*0000-cover-letter.patch)
-	! grep -q '\*\*\*.*HERE \*\*\*' "$cover" || die "the cover letter kept git's placeholders"
-	log "wrote $(ls "$out" | wc -l) file(s) into $out:"
-	ls "$out" | sed 's/^/  /'
-	if [ -z "${SERIES_SIGNOFF:-}" ]; then
-		warn "the patches carry '$placeholder': do not post them (set SERIES_SIGNOFF)"
-	fi
+		git -C "$tree" "${fmt[@]}" -o "$dir.tmp" "$from..$to"
+	# get_maintainer.pl reads the tree's MAINTAINERS as the series leaves it.
+	g checkout -q -f "$to"
+	mapfile -t patches < <(ls "$dir.tmp"/*.patch | grep -v -- '-cover-letter\.patch$')
+	while read -r f; do recipients+=("--to=$f"); done < <(cd "$tree" &&
+		perl scripts/get_maintainer.pl --no-rolestats --no-git --no-git-fallback --nokeywords \
+		--m --nor --nol "${patches[@]}" 2>/dev/null | sort -u)
+	while read -r f; do recipients+=("--cc=$f"); done < <(cd "$tree" &&
+		perl scripts/get_maintainer.pl --no-rolestats --no-git --no-git-fallback --nokeywords \
+		--nom --r --l "${patches[@]}" 2>/dev/null | sort -u)
+	g checkout -q -f series
+	rm -rf "$dir.tmp"
+	[ ${#recipients[@]} -gt 0 ] || die "get_maintainer.pl found no recipient for the $name series"
+	GIT_COMMITTER_NAME=$committer_name GIT_COMMITTER_EMAIL=$committer_email \
+		git -C "$tree" "${fmt[@]}" "${recipients[@]}" -o "$dir" "$from..$to"
+	local cover_file
+	cover_file=$(ls "$dir"/*0000-cover-letter.patch)
+	! grep -q '\*\*\*.*HERE \*\*\*' "$cover_file" || die "the $name cover letter kept git's placeholders"
+	log "wrote the $name series, $(ls "$dir" | wc -l) file(s), into $dir" \
+		"(${#recipients[@]} recipients):"
+	ls "$dir" | sed 's/^/  /'
 }
 
 # The series' last commit must hold exactly the tree make apply makes: apply.sh
@@ -275,6 +324,8 @@ check_equals_apply() {
 		die "scripts/apply.sh fails on the clean tree"
 	fi
 	rm -rf "$tree/.sched-rust-patches"
+	# make apply leaves the MAINTAINERS entry's "M: @POSTER@" as the patch has it.
+	sed -i "s/^\(M:[[:space:]]*\)@POSTER@\$/\1$(sed_escape "$signoff")/" "$tree/MAINTAINERS"
 	g add -A -f .
 	local diff
 	diff=$(g diff --cached --stat series)
@@ -288,24 +339,33 @@ check_equals_apply() {
 	log "ok: the series' last commit has the tree make apply produces"
 }
 
-# 3. The posted files, applied with git am.
-am_series() {
-	g rev-parse -q --verify refs/heads/series >/dev/null || die "run make series first"
-	mapfile -t files < <(ls "$out"/*.patch | grep -v -- '-cover-letter\.patch$')
-	[ ${#files[@]} -gt 0 ] || die "no patches in $out (make series)"
-	g am --abort >/dev/null 2>&1 || true
-	g checkout -q -f -B series-am "$base_tag"
-	g clean -q -fdx
+# 3. The posted files, applied with git am: the C series on the base, the
+# Rust series on top of it, each ending where make series' commits do.
+am_one() { # NAME TAG: git am $out/NAME, then compare with make series' TAG
+	local name=$1 tag=$2 before
+	mapfile -t files < <(ls "$out/$name"/*.patch 2>/dev/null | grep -v -- '-cover-letter\.patch$')
+	[ ${#files[@]} -gt 0 ] || die "no patches in $out/$name (make series)"
+	before=$(g rev-parse HEAD)
 	if ! GIT_COMMITTER_NAME="sched-rust series" GIT_COMMITTER_EMAIL=series@sched-rust.invalid \
 			git -C "$tree" am -q --no-3way "${files[@]}"; then
 		g am --abort >/dev/null 2>&1 || true
-		die "git am fails on the posted files (above)"
+		die "git am fails on the posted $name series (above)"
 	fi
-	g diff --quiet series series-am ||
-		die "git am of the posted files ends at another tree than make series' commits"
-	[ "$(g rev-list --count "$base_tag..series-am")" = "${#files[@]}" ] ||
-		die "git am made another number of commits than there are patches"
-	log "ok: git am applies the ${#files[@]} posted patches onto the clean tree ($(g rev-parse --short series-am))"
+	g diff --quiet "$tag" HEAD ||
+		die "git am of the posted $name series ends at another tree than make series' commits"
+	[ "$(g rev-list --count "$before..HEAD")" = "${#files[@]}" ] ||
+		die "git am made another number of commits than the $name series has patches"
+	log "ok: git am applies the ${#files[@]} patches of the $name series ($(g rev-parse --short HEAD))"
+}
+
+am_series() {
+	g rev-parse -q --verify refs/heads/series >/dev/null || die "run make series first"
+	g rev-parse -q --verify refs/heads/series-c >/dev/null || die "run make series first"
+	g am --abort >/dev/null 2>&1 || true
+	g checkout -q -f -B series-am "$base_tag"
+	g clean -q -fdx
+	am_one c series-c
+	am_one rust series
 }
 
 # 4. Every commit builds on its own.
