@@ -150,6 +150,7 @@ help:
 	@echo "  inline-configs       the inline option with KASAN+WERROR, GCOV, kCFI+FineIBT+rethunk"
 	@echo "  distro-kernels       distro code generation, without and with inlining: costs per call"
 	@echo "  distro-flags-check   the userspace replica's distro flags against that build"
+	@echo "  rustc-min            the kernel's minimum rustc (Debian 13's 1.85): both crates, KUnit"
 	@echo "Benchmarks:"
 	@echo "  bench                bench-workload + bench-uml + bench-userspace -> docs/benchmarks.md"
 	@echo "  bench-workload       hackbench, wakeup latency: a C-helpers and a Rust-helpers UML kernel"
@@ -414,6 +415,7 @@ variant.um-bench        = um    configs/uml-bench.config
 variant.um-bench-inline = um    configs/uml-bench.config configs/inline.config
 variant.um-work-c       = um    configs/uml-workload.config
 variant.um-work-rust    = um    configs/uml-workload.config configs/uml-workload-rust.config
+variant.rustc-min       = x86   $(CONFIG_FRAGMENTS) configs/rustc-min.config
 
 kout = $(CACHE)/build-$(1)
 kernel = $(if $(variant.$(1)),$(call kernel_$(firstword $(variant.$(1))),$(1),$(wordlist 2,999,$(variant.$(1)))),\
@@ -442,6 +444,22 @@ kernel-%: apply
 # the steal checks with the C and the Rust walk, then their report.
 boot_both_walks = KOUT=$(1) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scripts/vm-kunit.sh && \
 	scripts/steal_report.py $(CACHE)/vm
+
+# The kernel's minimum Rust toolchain, Debian 13's rustc 1.85 (fetched and
+# unpacked by scripts/rustc-min.sh): the userspace crate's tests, then the VM
+# kernel built with it in its own folder, its no-panic check and its KUnit
+# suites. Not in make test (a kernel build of its own).
+RUSTC_MIN_DIR ?= $(CACHE)/rustc-min
+RUSTC_MIN = RUSTC=$(RUSTC_MIN_DIR)/bin/rustc RUSTDOC=$(RUSTC_MIN_DIR)/bin/rustdoc \
+	RUST_LIB_SRC=$(RUSTC_MIN_DIR)/library
+.PHONY: rustc-min
+rustc-min: apply
+	RUSTC_MIN_DIR=$(RUSTC_MIN_DIR) scripts/rustc-min.sh
+	cd rust && RUSTC=$(RUSTC_MIN_DIR)/bin/rustc CARGO_TARGET_DIR=target/rustc-min cargo test --quiet
+	env $(RUSTC_MIN) $(MAKE) --no-print-directory build $(RUSTC_MIN) KOUT=$(call kout,rustc-min) \
+		CONFIG_FRAGMENTS="$(wordlist 2,999,$(variant.rustc-min))"
+	grep -qE '^CONFIG_RUSTC_VERSION=1085[0-9]{2}$$' $(call kout,rustc-min)/.config
+	KOUT=$(call kout,rustc-min) $(RECORD) scripts/vm-kunit.sh
 
 # The same VM kernel with every sched-rust option off, in its own build
 # folder: it must build, boot, and steal with the C walk alone.
