@@ -100,7 +100,13 @@ SCX_OUT        ?= $(CACHE)/scx-selftests
 SCX_SCHEDS_OUT ?= $(CACHE)/scx-scheds
 SCX_SCHED_SECONDS ?= 10
 SCX_SELFTEST_C ?= all
-SCX_NO_BUILTIN_IDLE ?=
+# In 7.3, sched_ext no longer falls back to the built-in policy while it
+# bypasses a scheduler (select_task_rq_scx() leaves the task where it was),
+# so these three never reach a picker: scx_central and scx_cpu0 choose
+# their CPUs in ops.select_cpu() without the built-in kfuncs, and scx_qmap
+# tracks idle CPUs itself (its own cid mask, ops.update_idle()). They still
+# run with each picker; the other picker's counters must not move.
+SCX_NO_BUILTIN_IDLE ?= scx_central scx_cpu0 scx_qmap
 SCX_PER_NODE   ?= scx_cosmos scx_bpfland
 # make test leaves scx_userland out (counted as skipped): every scheduling
 # decision goes through its userspace process, and under TCG its 10 s run
