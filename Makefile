@@ -776,8 +776,12 @@ run: deps
 test: STEAL_ROUNDS = 3
 test: SCX_SCHED_SECONDS = 5
 test: SCX_SELFTEST_C = failed
-test: SCX_SKIP_SCHEDS = scx_userland
-test: SCX_SKIP_REASON = not in make test: under TCG a run takes minutes (make scx runs it)
+# scx_qmap: on 7.3 it never reaches a built-in picker (SCX_NO_BUILTIN_IDLE)
+# and under the TCG load its watchdog stalls (runnable task stall, twice in
+# a row with 0 picks of either picker in the first 7.3 run): in make test it
+# would test the emulator, not the pickers. make scx and make scx-soak run both.
+test: SCX_SKIP_SCHEDS = scx_userland scx_qmap
+test: SCX_SKIP_REASON = not in make test: scx_userland takes minutes under TCG, scx_qmap makes no built-in pick on 7.3 and stalls under TCG load (make scx runs them)
 test: deps
 	$(RECORD) scripts/run-tests.sh
 
