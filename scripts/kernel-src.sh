@@ -8,6 +8,9 @@
 # trixie-backports, forky and sid suites. Nothing on the system changes: the
 # package lists live in $CACHE/apt and the .deb is unpacked with dpkg-deb.
 #
+# KERNEL_SRC_SUITES replaces that list of suites (make rebase-check adds
+# experimental).
+#
 # The pinned version ($KERNEL_DEB_VERSION) is taken when the archive still
 # serves it; otherwise the newest $KERNEL_VERSION.y served is used, with a
 # warning; when no suite serves the package at all, the error says how to
@@ -31,8 +34,9 @@ fi
 # shellcheck source=scripts/private-apt.sh
 . "$(dirname "$0")/private-apt.sh"
 mkdir -p "$CACHE/debs"
-log "updating the private package lists (trixie-backports, forky, sid)"
-private_apt_init "$CACHE/apt" trixie-backports forky sid || die "no private package lists"
+read -ra suites <<< "${KERNEL_SRC_SUITES:-trixie-backports forky sid}"
+log "updating the private package lists (${suites[*]})"
+private_apt_init "$CACHE/apt" "${suites[@]}" || die "no private package lists"
 version=$(private_apt_version "$PKG" "$KERNEL_DEB_VERSION") ||
 	die "no suite serves $PKG any more; download a Linux $KERNEL_VERSION tarball by hand and set KSRC to its unmodified tree (see README)"
 

@@ -8,7 +8,7 @@
 # any of the trixie-backports, forky, sid and experimental suites serves,
 # release candidates included; REBASE_VERSION=<Debian version> and
 # REBASE_PACKAGE=linux-source-X.Y choose another), extracts it into
-# $CACHE/rebase-check/linux-<version>, and applies patches/series then
+# $CACHE/rebase-check/linux-<version> (scripts/kernel-src.sh), and applies patches/series then
 # patches/series-local to it in order with patch(1), one patch at a time.
 # Per patch it reports:
 #   applied  every hunk applied where its context says
@@ -35,8 +35,9 @@ die() { printf 'rebase-check: error: %s\n' "$*" >&2; exit 1; }
 
 # shellcheck source=scripts/private-apt.sh
 . "$top/scripts/private-apt.sh"
-mkdir -p "$dir/debs"
-private_apt_init "$dir/apt" "${suites[@]}" || die "no private package lists"
+mkdir -p "$dir"
+# The package lists kernel-src.sh reads, for the same suites.
+private_apt_init "$CACHE/apt" "${suites[@]}" || die "no private package lists"
 
 # Every (package, version) the suites serve, newest version last.
 served() {
@@ -74,30 +75,22 @@ log "checking $pkg $version"
 
 tree=$dir/linux-${version//[~:]/_}
 rm -rf "$tree"
-(cd "$dir/debs" && apt-get "${apt_opts[@]}" download "$pkg=$version" >/dev/null) ||
-	die "download of $pkg=$version failed"
-deb=$(ls "$dir/debs/${pkg}_"*.deb | grep -F "_${version//:/%3a}_" | head -n1)
-[ -f "$deb" ] || die "downloaded .deb not found in $dir/debs"
-tmp=$dir/deb-root
-rm -rf "$tmp"
-dpkg-deb -x "$deb" "$tmp"
-tarball=$(ls "$tmp"/usr/src/linux-source-*.tar.xz | head -n1)
-[ -f "$tarball" ] || die "no linux-source tarball inside $deb"
-mkdir -p "$tree"
-tar -xJf "$tarball" -C "$tree" --strip-components=1
-rm -rf "$tmp"
+KSRC=$tree KERNEL_VERSION=${pkg#linux-source-} KERNEL_DEB_VERSION=$version \
+	KERNEL_SRC_SUITES="${suites[*]}" "$top/scripts/kernel-src.sh" >&2 ||
+	die "cannot fetch $pkg $version"
+
+# The upstream definitions that asym_fit.h and ext/idle_pick.h transcribe,
+# checked before the patches change their files (its tally reworded: make's
+# record of this target is the report).
+bodies=$("$top/scripts/upstream_bodies.py" check "$tree" |
+	sed -e 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 as recorded, \2 changed or gone/' \
+	    -e 's/^/  /' || true)
 
 # The hunks of patch(1)'s output that match $1, each with its file.
 hunks() {
 	awk -v re="$1" '/^(checking|patching) file / { file = $3 }
 		$0 ~ re { printf "           %s: %s\n", file, $0 }'
 }
-
-# The files the transcribed upstream definitions live in, before patching.
-rm -rf "$dir/unpatched"
-for f in $(sed -n 's/^[0-9a-f]* \([^ ]*\) .*/\1/p' "$top/scripts/upstream-bodies.txt" | sort -u); do
-	[ ! -f "$tree/$f" ] || install -D -m 0644 "$tree/$f" "$dir/unpatched/$f"
-done
 
 report=$dir/report-${version//[~:]/_}.txt
 mapfile -t series < <(cat "$top/patches/series" "$top/patches/series-local" |
@@ -135,9 +128,6 @@ n_applied=0 n_offset=0 n_fuzz=0 n_failed=0
 	echo "$n_applied applied, $n_offset offset, $n_fuzz fuzz, $n_failed failed"
 	echo
 	echo "The upstream definitions that asym_fit.h and ext/idle_pick.h transcribe:"
-	# (its tally reworded: make's record of this target is the report)
-	"$top/scripts/upstream_bodies.py" check "$dir/unpatched" |
-		sed -e 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 as recorded, \2 changed or gone/' \
-		    -e 's/^/  /' || true
+	echo "$bodies"
 } | tee "$report"
 log "report: $report (tree: $tree)"
