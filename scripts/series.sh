@@ -153,8 +153,14 @@ poster() {
 	printf '%s\n' "$who"
 }
 
-# $1 as the replacement of a sed s command.
-sed_escape() { sed 's/[&/\]/\\&/g' <<<"$1"; }
+# fill_poster PREFIX FILE: the poster in place of the "M: @POSTER@" line of
+# the MAINTAINERS entry the series adds, in FILE, each line starting with
+# PREFIX ("+" in a diff, "" in MAINTAINERS itself).
+fill_poster() {
+	local who
+	who=$(sed 's/[&/\]/\\&/g' <<<"$signoff")
+	sed -i "s/^\($1M:[[:space:]]*\)@POSTER@\$/\1$who/" "$2"
+}
 
 # 2. make series.
 make_series() {
@@ -212,8 +218,7 @@ $(diff <(echo "$listed") <(echo "$named") || true)"
 		[ -n "$subject" ] && [ -n "$author" ] && [ -n "$email" ] && [ -n "$date" ] ||
 			die "$p: the header lacks one of From:, Date:, Subject:"
 		if grep -q '^diff --git ' "$work/diff"; then
-			# The MAINTAINERS entry names the poster.
-			sed -i "s/^+\(M:[[:space:]]*\)@POSTER@\$/+\1$(sed_escape "$signoff")/" "$work/diff"
+			fill_poster + "$work/diff"
 			git -C "$tree" apply --index --whitespace=nowarn "$work/diff" ||
 				die "$p: its diff does not apply with git apply after the patches before it"
 		fi
@@ -277,37 +282,39 @@ $(diff <(echo "$listed") <(echo "$named") || true)"
 # write_series NAME FROM TO COVER EXTRA: git format-patch FROM..TO into
 # $out/NAME with COVER as the cover letter, To: the maintainers and Cc: the
 # reviewers and lists that the tree's get_maintainer.pl gives for the
-# series' patches, and EXTRA format-patch arguments (--rfc).
+# series' changes, and EXTRA format-patch arguments (--rfc).
 write_series() {
 	local name=$1 from=$2 to=$3 cover=$4 extra=$5 dir=$out/$1 f
-	local -a fmt recipients=()
+	local -a recipients=()
 	[ -f "$cover" ] || die "no cover letter $cover"
 	g config "branch.$to.description" "$(cat "$cover")"
-	# shellcheck disable=SC2206
-	fmt=(format-patch -q --cover-letter --cover-from-description=subject --no-signature
-	     --zero-commit $extra ${SERIES_FORMAT_ARGS:-})
-	GIT_COMMITTER_NAME=$committer_name GIT_COMMITTER_EMAIL=$committer_email \
-		git -C "$tree" "${fmt[@]}" -o "$dir.tmp" "$from..$to"
-	# get_maintainer.pl reads the tree's MAINTAINERS as the series leaves it.
+	# get_maintainer.pl reads the whole series as one diff, with the tree's
+	# MAINTAINERS as the series leaves it.
+	g diff "$from" "$to" > "$out/$name.diff"
 	g checkout -q -f "$to"
-	mapfile -t patches < <(ls "$dir.tmp"/*.patch | grep -v -- '-cover-letter\.patch$')
-	while read -r f; do recipients+=("--to=$f"); done < <(cd "$tree" &&
-		perl scripts/get_maintainer.pl --no-rolestats --no-git --no-git-fallback --nokeywords \
-		--m --nor --nol "${patches[@]}" 2>/dev/null | sort -u)
-	while read -r f; do recipients+=("--cc=$f"); done < <(cd "$tree" &&
-		perl scripts/get_maintainer.pl --no-rolestats --no-git --no-git-fallback --nokeywords \
-		--nom --r --l "${patches[@]}" 2>/dev/null | sort -u)
+	while read -r f; do recipients+=("--to=$f"); done < <(maintainers --m --nor --nol "$out/$name.diff")
+	while read -r f; do recipients+=("--cc=$f"); done < <(maintainers --nom --r --l "$out/$name.diff")
 	g checkout -q -f series
-	rm -rf "$dir.tmp"
+	rm -f "$out/$name.diff"
 	[ ${#recipients[@]} -gt 0 ] || die "get_maintainer.pl found no recipient for the $name series"
+	# shellcheck disable=SC2086
 	GIT_COMMITTER_NAME=$committer_name GIT_COMMITTER_EMAIL=$committer_email \
-		git -C "$tree" "${fmt[@]}" "${recipients[@]}" -o "$dir" "$from..$to"
+		git -C "$tree" format-patch -q --cover-letter --cover-from-description=subject \
+		--no-signature --zero-commit $extra ${SERIES_FORMAT_ARGS:-} "${recipients[@]}" \
+		-o "$dir" "$from..$to"
 	local cover_file
 	cover_file=$(ls "$dir"/*0000-cover-letter.patch)
 	! grep -q '\*\*\*.*HERE \*\*\*' "$cover_file" || die "the $name cover letter kept git's placeholders"
 	log "wrote the $name series, $(ls "$dir" | wc -l) file(s), into $dir" \
 		"(${#recipients[@]} recipients):"
 	ls "$dir" | sed 's/^/  /'
+}
+
+# maintainers OPTION... DIFF: the tree's get_maintainer.pl for DIFF, by the
+# files it touches only (no git history, no keywords of commit messages).
+maintainers() {
+	(cd "$tree" && perl scripts/get_maintainer.pl --no-rolestats --no-git --no-git-fallback \
+		--nokeywords "$@") 2>/dev/null | sort -u
 }
 
 # The series' last commit must hold exactly the tree make apply makes: apply.sh
@@ -325,7 +332,7 @@ check_equals_apply() {
 	fi
 	rm -rf "$tree/.sched-rust-patches"
 	# make apply leaves the MAINTAINERS entry's "M: @POSTER@" as the patch has it.
-	sed -i "s/^\(M:[[:space:]]*\)@POSTER@\$/\1$(sed_escape "$signoff")/" "$tree/MAINTAINERS"
+	fill_poster "" "$tree/MAINTAINERS"
 	g add -A -f .
 	local diff
 	diff=$(g diff --cached --stat series)
