@@ -6,11 +6,12 @@ Usage: results.py run NAME -- COMMAND [ARG...]
 
 Runs COMMAND with its output passed through, and records NAME's row in
 docs/results.md: the kernel it ran on (the base's Debian version,
-KERNEL_DEB_VERSION, which the Makefile exports), the wall-clock time, the last "N passed, N failed" line
-COMMAND printed (if any), whether it succeeded, and the host (CPU model
-and online CPUs). The other rows stay as they were, so the file holds the
-last measured run of every target that was run on some machine. Exits
-with COMMAND's status; a failed run is recorded as failed.
+KERNEL_DEB_VERSION, which the Makefile exports), the wall-clock time, the
+last "N passed, N failed" line COMMAND printed (if any), whether it
+succeeded, and the host (CPU model and online CPUs). The other rows stay
+as they were, so the file holds the last measured run of every target
+that was run on some machine. Exits with COMMAND's status; a failed run
+is recorded as failed.
 
 docs/results.md is generated: the README links it, and no other file
 keeps times or tallies.
@@ -69,11 +70,7 @@ def rows():
             for line in f:
                 m = re.match(r"\| `make ([^`]+)` \|", line)
                 if m:
-                    cells = line.rstrip("\n").strip("|").split("|")
-                    if len(cells) == 4:
-                        # A row from before the base column: Linux 7.2.
-                        cells.insert(1, " 7.2.12-1~bpo13+1 ")
-                    out[m.group(1)] = "|" + "|".join(cells) + "|\n"
+                    out[m.group(1)] = line
     except FileNotFoundError:
         pass
     return out
