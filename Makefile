@@ -76,7 +76,7 @@ VM_TIMEOUT ?= 1500
 # KUnit suites that must appear in the VM's output (a missing one fails).
 KUNIT_SUITES ?= sched_rust_sparsemask sched_rust_sparsemask_rust sched_rust_steal sched_rust_steal_rust \
 	sched_rust_idle_pick sched_rust_idle_pick_rust \
-	sched_rust_asym_fit sched_rust_asym_fit_rust sched_rust_shadow
+	sched_rust_asym_fit sched_rust_asym_fit_rust sched_rust_shadow rust_atomics
 
 # The steal benchmark in the guest: hackbench with stealing off, the C walk and
 # the Rust walk, interleaved. make test runs a short version as a function check.
@@ -484,7 +484,7 @@ cfi: apply
 	$(call boot_both_walks,$(call kout,cfi))
 
 # The Rust helpers inlined into their C callers (CONFIG_SCHED_RUST_INLINE,
-# patches/0017), in its own build folder: the proof from the objects'
+# patches/0018), in its own build folder: the proof from the objects'
 # disassembly that overload_set(), overload_clear(), try_steal(), the asym
 # fit and the idle picks call no sched_rust_* function and hold the Rust
 # code (scripts/inline_proof.py), then the KUnit suites (which call the

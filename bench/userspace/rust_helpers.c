@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The rust/helpers functions that the helpers' access layer
- * (kernel/sched/sched_rust/sync.rs) calls, as the kernel has them: the
- * bitops of x86 (sched_rust_shim.h) and the atomic_t/atomic64_t operations
- * that sync.rs uses, and those of rust/helpers/topology.c (patch 0014)
+ * The rust/helpers functions that the helpers call, as the kernel has them:
+ * the atomic_t/atomic64_t operations behind kernel::sync::atomic's Atomic
+ * that the crate uses, and those of rust/helpers/topology.c (patch 0015)
  * that the idle picker's production path calls. Built with the variant's
  * flags, LTO included, as CONFIG_RUST_INLINE_HELPERS lets the kernel's
  * inline into Rust.
@@ -23,32 +22,12 @@
 typedef struct { int counter; } atomic_t;
 typedef struct { long long counter; } atomic64_t;
 
-__rust_helper void rust_helper_set_bit(unsigned long nr, volatile unsigned long *addr)
-{
-	set_bit(nr, addr);
-}
-
-__rust_helper void rust_helper_clear_bit(unsigned long nr, volatile unsigned long *addr)
-{
-	clear_bit(nr, addr);
-}
-
-__rust_helper bool rust_helper_test_and_clear_bit(unsigned long nr, volatile unsigned long *addr)
-{
-	return test_and_clear_bit(nr, addr);
-}
-
-/* arch/x86/include/asm/atomic.h and atomic64_64.h: lock; and. */
-__rust_helper void rust_helper_atomic_andnot(int i, atomic_t *v)
-{
-	__asm__ __volatile__("lock; andl %1,%0" : "+m" (v->counter) : "ir" (~i) : "memory");
-}
-
-__rust_helper void rust_helper_atomic64_andnot(long long i, atomic64_t *v)
-{
-	__asm__ __volatile__("lock; andq %1,%0" : "+m" (v->counter) : "er" (~i) : "memory");
-}
-
+/*
+ * rust/helpers/atomic.c and atomic_ext.c, on x86-64 as the kernel builds
+ * them: arch/x86/include/asm/atomic.h, atomic64_64.h and rwonce.h. The
+ * fetch_andnot() of x86 is the generic fallback, a try_cmpxchg() loop of
+ * fetch_and(~i): __atomic_fetch_and() compiles to the same loop.
+ */
 __rust_helper int rust_helper_atomic_read(const atomic_t *v)
 {
 	return *(const volatile int *)&v->counter;
@@ -57,6 +36,42 @@ __rust_helper int rust_helper_atomic_read(const atomic_t *v)
 __rust_helper void rust_helper_atomic_set(atomic_t *v, int i)
 {
 	*(volatile int *)&v->counter = i;
+}
+
+__rust_helper long long rust_helper_atomic64_read(const atomic64_t *v)
+{
+	return *(const volatile long long *)&v->counter;
+}
+
+__rust_helper void rust_helper_atomic64_set(atomic64_t *v, long long i)
+{
+	*(volatile long long *)&v->counter = i;
+}
+
+__rust_helper void rust_helper_atomic64_or(long long i, atomic64_t *v)
+{
+	__asm__ __volatile__("lock; orq %1,%0" : "+m" (v->counter) : "er" (i) : "memory");
+}
+
+__rust_helper void rust_helper_atomic64_andnot(long long i, atomic64_t *v)
+{
+	__asm__ __volatile__("lock; andq %1,%0" : "+m" (v->counter) : "er" (~i) : "memory");
+}
+
+__rust_helper long long rust_helper_atomic64_fetch_andnot(long long i, atomic64_t *v)
+{
+	return __atomic_fetch_and(&v->counter, ~i, __ATOMIC_SEQ_CST);
+}
+
+/* x86 has no relaxed form: the relaxed one is the fully ordered one. */
+__rust_helper long long rust_helper_atomic64_fetch_andnot_relaxed(long long i, atomic64_t *v)
+{
+	return __atomic_fetch_and(&v->counter, ~i, __ATOMIC_SEQ_CST);
+}
+
+__rust_helper const void *rust_helper_atomic_ptr_read(const void **ptr)
+{
+	return *(const void *const volatile *)ptr;
 }
 
 /*

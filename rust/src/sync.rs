@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The userspace build's stand-in for the kernel's
-//! `kernel/sched/sched_rust/sync.rs`: the same types and methods, on Rust's
-//! atomics, for the property tests, the fuzz targets and the benchmarks,
-//! and on loom's with `--cfg loom`, so that loom explores every
-//! interleaving of the very code the kernel runs.
+//! The userspace build's model of what the kernel's
+//! `kernel/sched/sched_rust/sync.rs` names: `kernel::sync::atomic`'s
+//! [`Atomic`] (with the `or()`, `andnot()` and `fetch_andnot()` of the
+//! series' patch 0011) and its orderings, [`Word`] and [`bit_mask`], with the
+//! same names and signatures, on Rust's atomics for the property tests, the
+//! fuzz targets and the benchmarks, and on loom's with `--cfg loom`, so
+//! that loom explores every interleaving of the very code the kernel runs.
 //!
 //! Each method is at least as ordered as the LKMM primitive the kernel's
-//! uses: reads and unordered updates are `Relaxed`, and the fully ordered
-//! `test_and_clear_bit()` is a relaxed read-modify-write between two
-//! `SeqCst` fences, as the LKMM defines it.
+//! maps to: `Relaxed` operations are C11 relaxed ones, and a `Full`
+//! read-modify-write is a relaxed one between two `SeqCst` fences, as the
+//! LKMM defines a fully ordered operation (`smp_mb()` on each side; a C11
+//! `SeqCst` RMW alone does not order the relaxed accesses around it).
 
 #[cfg(not(loom))]
 use core::sync::atomic::{
@@ -27,97 +30,113 @@ use loom::sync::atomic::{
     Ordering, //
 };
 
-/// One `unsigned long` of a bitmap that C code also reads and writes.
-#[derive(Debug, Default)]
-pub struct Word(AtomicUsize);
+/// The LKMM's relaxed ordering: `kernel::sync::atomic::Relaxed`.
+#[derive(Clone, Copy, Debug)]
+pub struct Relaxed;
 
-impl Word {
-    /// A word with the bits `v`.
-    #[cfg(not(loom))]
-    #[inline]
-    pub const fn new(v: usize) -> Self {
-        Self(AtomicUsize::new(v))
-    }
+/// The LKMM's full ordering: `kernel::sync::atomic::Full`.
+#[derive(Clone, Copy, Debug)]
+pub struct Full;
 
-    /// A word with the bits `v`.
-    #[cfg(loom)]
-    pub fn new(v: usize) -> Self {
-        Self(AtomicUsize::new(v))
-    }
-
-    /// `READ_ONCE()`.
-    #[inline]
-    pub fn read(&self) -> usize {
-        self.0.load(Ordering::Relaxed)
-    }
-
-    /// `WRITE_ONCE()`.
-    #[inline]
-    pub fn write(&self, v: usize) {
-        self.0.store(v, Ordering::Relaxed)
-    }
-
-    /// `set_bit()` of bit `bit % usize::BITS`.
-    #[inline]
-    pub fn set_bit(&self, bit: u32) {
-        self.0.fetch_or(1usize.wrapping_shl(bit), Ordering::Relaxed);
-    }
-
-    /// `clear_bit()` of bit `bit % usize::BITS`.
-    #[inline]
-    pub fn clear_bit(&self, bit: u32) {
-        self.0
-            .fetch_and(!1usize.wrapping_shl(bit), Ordering::Relaxed);
-    }
-
-    /// `test_and_clear_bit()` of bit `bit % usize::BITS`: fully ordered.
-    ///
-    /// The LKMM defines a fully ordered read-modify-write as one with a full
-    /// barrier (`smp_mb()`) on each side; a C11 `SeqCst` RMW alone does not
-    /// order the relaxed accesses around it, so the fences are explicit.
-    #[inline]
-    pub fn test_and_clear_bit(&self, bit: u32) -> bool {
-        let m = 1usize.wrapping_shl(bit);
-        fence(Ordering::SeqCst);
-        let old = self.0.fetch_and(!m, Ordering::Relaxed);
-        fence(Ordering::SeqCst);
-        old & m != 0
-    }
-
-    /// `atomic_long_andnot()`.
-    #[inline]
-    pub fn clear_bits(&self, mask: usize) {
-        self.0.fetch_and(!mask, Ordering::Relaxed);
-    }
+/// The orderings a read-modify-write takes here (the kernel's take also
+/// `Acquire` and `Release`, which the cores do not use).
+pub trait RmwOrdering: Copy {
+    /// Whether the operation is fully ordered.
+    const FULL: bool;
 }
 
-/// An `unsigned int` read and written with `READ_ONCE()`/`WRITE_ONCE()`.
-#[derive(Debug, Default)]
-pub struct Word32(AtomicU32);
+impl RmwOrdering for Relaxed {
+    const FULL: bool = false;
+}
 
-impl Word32 {
-    /// A word with the value `v`.
-    #[cfg(not(loom))]
-    #[inline]
-    pub const fn new(v: u32) -> Self {
-        Self(AtomicU32::new(v))
-    }
+impl RmwOrdering for Full {
+    const FULL: bool = true;
+}
 
-    /// A word with the value `v`.
-    #[cfg(loom)]
-    pub fn new(v: u32) -> Self {
-        Self(AtomicU32::new(v))
-    }
+/// The integer types the cores keep in an [`Atomic`], with their Rust
+/// (or loom) atomic.
+pub trait AtomicType: Copy {
+    /// The atomic that holds a `Self`.
+    type Cell;
+}
 
-    /// `READ_ONCE()`.
-    #[inline]
-    pub fn read(&self) -> u32 {
-        self.0.load(Ordering::Relaxed)
-    }
+impl AtomicType for usize {
+    type Cell = AtomicUsize;
+}
 
-    /// `WRITE_ONCE()`.
-    #[inline]
-    pub fn write(&self, v: u32) {
-        self.0.store(v, Ordering::Relaxed)
-    }
+impl AtomicType for u32 {
+    type Cell = AtomicU32;
+}
+
+/// `kernel::sync::atomic::Atomic<T>`: a `T` that is accessed only
+/// atomically.
+pub struct Atomic<T: AtomicType>(T::Cell);
+
+macro_rules! impl_atomic {
+    ($t:ty, $cell:ident) => {
+        impl Atomic<$t> {
+            /// An atomic holding `v`.
+            #[cfg(not(loom))]
+            #[inline]
+            pub const fn new(v: $t) -> Self {
+                Self($cell::new(v))
+            }
+
+            /// An atomic holding `v`.
+            #[cfg(loom)]
+            pub fn new(v: $t) -> Self {
+                Self($cell::new(v))
+            }
+
+            /// `READ_ONCE()`.
+            #[inline]
+            pub fn load(&self, _: Relaxed) -> $t {
+                self.0.load(Ordering::Relaxed)
+            }
+
+            /// `WRITE_ONCE()`.
+            #[inline]
+            pub fn store(&self, v: $t, _: Relaxed) {
+                self.0.store(v, Ordering::Relaxed)
+            }
+
+            /// `atomic_or()`: `*self |= v`, not ordered.
+            #[inline]
+            pub fn or(&self, v: $t, _: Relaxed) {
+                self.0.fetch_or(v, Ordering::Relaxed);
+            }
+
+            /// `atomic_andnot()`: `*self &= !v`, not ordered.
+            #[inline]
+            pub fn andnot(&self, v: $t, _: Relaxed) {
+                self.0.fetch_and(!v, Ordering::Relaxed);
+            }
+
+            /// `atomic_fetch_andnot()`: `*self &= !v`, returning the old
+            /// value; fully ordered with [`Full`].
+            #[inline]
+            pub fn fetch_andnot<O: RmwOrdering>(&self, v: $t, _: O) -> $t {
+                if O::FULL {
+                    fence(Ordering::SeqCst);
+                }
+                let old = self.0.fetch_and(!v, Ordering::Relaxed);
+                if O::FULL {
+                    fence(Ordering::SeqCst);
+                }
+                old
+            }
+        }
+    };
+}
+
+impl_atomic!(usize, AtomicUsize);
+impl_atomic!(u32, AtomicU32);
+
+/// One `unsigned long` of a bitmap that C code also reads and writes.
+pub type Word = Atomic<usize>;
+
+/// The mask of bit `bit % usize::BITS` in its word.
+#[inline(always)]
+pub const fn bit_mask(bit: u32) -> usize {
+    1usize.wrapping_shl(bit)
 }

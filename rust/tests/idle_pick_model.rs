@@ -19,6 +19,7 @@ use sched_rust_core::idle_pick::{
     build_node_order, pick, pick_in_node, sort_nodes_by_key, test_and_clear_cpu, Bits, IdleMasks,
     Topology, EBUSY, PICK_IDLE_IN_NODE, STATE_PER_NODE, STATE_SMT_ACTIVE,
 };
+use sched_rust_core::sync::Relaxed;
 use std::cell::{Cell, RefCell};
 
 /// A distance table of `nodes²` entries: from a wide range, or from a
@@ -62,7 +63,7 @@ proptest! {
         // makes the search start again from 0).
         let start = cursor_seed % m.nr_cpus as u32;
         let topo = Topo::new(&m);
-        topo.cursor.write(start);
+        topo.cursor.store(start, Relaxed);
         let mut model = Model { m: m.clone(), cursor: start };
         for (allowed_seed, flags, state, node_seed, global) in ops {
             let allowed: Vec<bool> = (0..m.nr_cpus).map(|c| allowed_seed.rotate_left(c as u32 % 64) & 1 != 0 || allowed_seed % 3 == 0).collect();
@@ -75,13 +76,13 @@ proptest! {
             let got = pick(&topo, &aw, node, flags, state);
             let want = model.pick(&allowed, node, flags, state);
             prop_assert_eq!(got, want);
-            prop_assert_eq!(topo.cursor.read(), model.cursor);
+            prop_assert_eq!(topo.cursor.load(Relaxed), model.cursor);
             prop_assert_eq!(topo.snapshot(), (model.m.cpu.clone(), model.m.smt.clone()));
             // pick_in_node() on its own, too.
             let got = pick_in_node(&topo, &aw, node, flags, state);
             let want = model.in_node(&allowed, node, flags, state);
             prop_assert_eq!(got, want);
-            prop_assert_eq!(topo.cursor.read(), model.cursor);
+            prop_assert_eq!(topo.cursor.load(Relaxed), model.cursor);
             prop_assert_eq!(topo.snapshot(), (model.m.cpu.clone(), model.m.smt.clone()));
         }
     }
@@ -370,7 +371,7 @@ proptest! {
             probe.searched.into_inner(),
             want[..first_idle.map_or(want.len(), |i| i + 1)].to_vec()
         );
-        prop_assert_eq!(topo.cursor.read(), model.cursor);
+        prop_assert_eq!(topo.cursor.load(Relaxed), model.cursor);
         prop_assert_eq!(topo.snapshot(), (model.m.cpu.clone(), model.m.smt.clone()));
     }
 }
@@ -410,7 +411,7 @@ fn within_the_contract_every_pick_ends() {
     for (node, state) in [(Some(0), per_node), (None, smt_on)] {
         for cursor in 0..8 {
             let topo = Topo::new(&m);
-            topo.cursor.write(cursor);
+            topo.cursor.store(cursor, Relaxed);
             let mut model = Model {
                 m: m.clone(),
                 cursor,
@@ -418,7 +419,7 @@ fn within_the_contract_every_pick_ends() {
             let probe = Probe::new(&topo, 1000);
             assert_eq!(pick(&probe, &aw, node, 0, state), 6, "{node:?} {cursor}");
             assert_eq!(model.pick(&all, node, 0, state), 6, "{node:?} {cursor}");
-            assert_eq!(topo.cursor.read(), model.cursor);
+            assert_eq!(topo.cursor.load(Relaxed), model.cursor);
             let (cpu, smt) = topo.snapshot();
             assert_eq!((&cpu, &smt), (&model.m.cpu, &model.m.smt));
             let set = node.map_or(2, |n| n as usize);

@@ -16,7 +16,7 @@ use sched_rust_core::idle_pick::{
     STATE_SMT_ACTIVE,
 };
 use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask};
-use sched_rust_core::sync::Word;
+use sched_rust_core::sync::{bit_mask, Relaxed, Word};
 
 /// Runs `f` under loom with every interleaving (or those with at most
 /// `LOOM_MAX_PREEMPTIONS` preemptions) and prints how many executions loom
@@ -209,7 +209,7 @@ impl Topology for OnCpu<'_> {
 }
 
 fn word(bits: &[Word]) -> usize {
-    bits[0].read()
+    bits[0].load(Relaxed)
 }
 
 /// Two claims of CPU 1 with `test_and_clear_cpu()` and a pick whose allowed
@@ -301,16 +301,16 @@ fn idle_pick_two_pickers_and_a_claim() {
 fn idle_pick_against_c_idle_update() {
     explore("idle_pick 1 pick + 1 claim + C marking a core idle", || {
         let topo = Arc::new(Topo::all_idle());
-        topo.cpu[0].write(0b0011);
-        topo.smt[0].write(0b0011);
+        topo.cpu[0].store(0b0011, Relaxed);
+        topo.smt[0].store(0b0011, Relaxed);
         let t = topo.clone();
         let c_update = thread::spawn(move || {
             // update_builtin_idle(2, true), update_builtin_idle(3, true):
             // assign_cpu(), then cpumask_or() of the core once it is idle.
-            t.cpu[0].set_bit(2);
-            t.cpu[0].set_bit(3);
-            let smt = t.smt[0].read();
-            t.smt[0].write(smt | 0b1100);
+            t.cpu[0].or(bit_mask(2), Relaxed);
+            t.cpu[0].or(bit_mask(3), Relaxed);
+            let smt = t.smt[0].load(Relaxed);
+            t.smt[0].store(smt | 0b1100, Relaxed);
         });
         let t = topo.clone();
         let claimer =
@@ -343,13 +343,13 @@ fn idle_pick_against_c_idle_update() {
 fn idle_pick_against_c_reset() {
     explore("idle_pick 1 pick + 1 claim + C resetting the masks", || {
         let topo = Arc::new(Topo::all_idle());
-        topo.cpu[0].write(0b0010);
-        topo.smt[0].write(0);
+        topo.cpu[0].store(0b0010, Relaxed);
+        topo.smt[0].store(0, Relaxed);
         let t = topo.clone();
         let c_reset = thread::spawn(move || {
             // reset_idle_masks(): cpumask_clear() of both masks.
-            t.cpu[0].write(0);
-            t.smt[0].write(0);
+            t.cpu[0].store(0, Relaxed);
+            t.smt[0].store(0, Relaxed);
         });
         let t = topo.clone();
         let claimer =
@@ -382,12 +382,12 @@ fn idle_pick_claim_is_fully_ordered() {
         let work = Arc::new(Word::new(0));
         let (t, w) = (topo.clone(), work.clone());
         let waker = thread::spawn(move || {
-            w.write(1);
+            w.store(1, Relaxed);
             loom::sync::atomic::fence(loom::sync::atomic::Ordering::SeqCst);
-            t.cpu[0].read() & 1 != 0
+            t.cpu[0].load(Relaxed) & 1 != 0
         });
         let claimed = test_and_clear_cpu(&OnCpu::new(&topo, 0), 0, 0);
-        let saw_work = work.read() != 0;
+        let saw_work = work.load(Relaxed) != 0;
         let saw_idle = waker.join().unwrap();
 
         assert!(claimed, "CPU 0 was idle");

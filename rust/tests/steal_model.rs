@@ -10,7 +10,7 @@ use models::steal::{answer_of, model};
 use proptest::prelude::*;
 use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_DEFAULT};
 use sched_rust_core::steal::{steal_search, Attempt, CpuBitmap};
-use sched_rust_core::sync::Word;
+use sched_rust_core::sync::{Relaxed, Word};
 
 fn topology() -> impl Strategy<Value = (Vec<bool>, usize, usize, Vec<u8>)> {
     // (overload bits, dst, threads per core, each attempt's answer)
@@ -43,7 +43,7 @@ proptest! {
             .map(|w| Word::new((0..64).filter(|b| sib.get(w * 64 + b) == Some(&true)).fold(0, |a, b| a | 1 << b)))
             .collect();
         // Stray bits past nelems in the bitmap must be ignored.
-        if let Some(last) = words.last() { last.write(usize::MAX) }
+        if let Some(last) = words.last() { last.store(usize::MAX, Relaxed) }
         let siblings = smt.then(|| CpuBitmap::new(&words));
 
         let answer: Vec<Attempt> = answers.iter().map(|&b| answer_of(b)).collect();

@@ -12,9 +12,9 @@
 //!   (`idle_pick_export.rs`) call, under the names the kernel's bindgen
 //!   gives them; `rust_helpers.c` defines them (the atomics and bitops as
 //!   the kernel does, the topology ones for a minimal running system);
-//! - `sync::atomic`: the part of the kernel's LKMM atomics that `sync.rs`
-//!   uses (`Atomic<T>` loads and stores, relaxed: `READ_ONCE()` and
-//!   `WRITE_ONCE()`);
+//! - `sync::atomic`: the part of the kernel's LKMM atomics that the crate
+//!   uses (`Atomic<T>` loads, stores and the bitwise operations of patch
+//!   0011), each through its `rust/helpers` function, as in the kernel;
 //! - `prelude`: the `#[export]` attribute (the `macros` stand-in).
 //!
 //! It also holds the panic handler of the `no_std` build. Nothing in the
@@ -71,17 +71,21 @@ pub mod bindings {
         pub fn atomic_read(v: *const atomic_t) -> ffi::c_int;
         #[link_name = "rust_helper_atomic_set"]
         pub fn atomic_set(v: *mut atomic_t, i: ffi::c_int);
-        #[link_name = "rust_helper_atomic_andnot"]
-        pub fn atomic_andnot(i: ffi::c_int, v: *mut atomic_t);
+        #[link_name = "rust_helper_atomic64_read"]
+        pub fn atomic64_read(v: *const atomic64_t) -> i64;
+        #[link_name = "rust_helper_atomic64_set"]
+        pub fn atomic64_set(v: *mut atomic64_t, i: i64);
+        #[link_name = "rust_helper_atomic64_or"]
+        pub fn atomic64_or(i: i64, v: *mut atomic64_t);
         #[link_name = "rust_helper_atomic64_andnot"]
         pub fn atomic64_andnot(i: i64, v: *mut atomic64_t);
-        #[link_name = "rust_helper_set_bit"]
-        pub fn set_bit(nr: ffi::c_ulong, addr: *mut ffi::c_ulong);
-        #[link_name = "rust_helper_clear_bit"]
-        pub fn clear_bit(nr: ffi::c_ulong, addr: *mut ffi::c_ulong);
-        #[link_name = "rust_helper_test_and_clear_bit"]
-        pub fn test_and_clear_bit(nr: ffi::c_ulong, addr: *mut ffi::c_ulong) -> bool;
-        // rust/helpers/topology.c (patch 0014), for the idle picker's
+        #[link_name = "rust_helper_atomic64_fetch_andnot"]
+        pub fn atomic64_fetch_andnot(i: i64, v: *mut atomic64_t) -> i64;
+        #[link_name = "rust_helper_atomic64_fetch_andnot_relaxed"]
+        pub fn atomic64_fetch_andnot_relaxed(i: i64, v: *mut atomic64_t) -> i64;
+        #[link_name = "rust_helper_atomic_ptr_read"]
+        pub fn atomic_ptr_read(v: *mut *const ffi::c_void) -> *const ffi::c_void;
+        // rust/helpers/topology.c (patch 0015), for the idle picker's
         // production path, which reads the running system.
         #[link_name = "rust_helper_cpu_smt_mask"]
         pub fn cpu_smt_mask(cpu: ffi::c_int) -> *const cpumask;
@@ -90,24 +94,42 @@ pub mod bindings {
     }
 }
 
-/// The part of `kernel::sync::atomic` that `sched_rust/sync.rs` uses.
+/// The part of `kernel::sync::atomic` that `sched_rust/sync.rs` uses,
+/// implemented as the kernel implements it: each operation calls its
+/// `rust/helpers` function (`rust_helpers.c`), which the distro variant
+/// calls out of line and distro-inline inlines, as
+/// `CONFIG_RUST_INLINE_HELPERS` does.
 pub mod sync {
-    /// `Atomic<T>` with relaxed loads and stores, which the kernel's
-    /// implementation makes `READ_ONCE()`/`WRITE_ONCE()`: volatile
-    /// accesses of a naturally aligned word.
+    /// `Atomic<T>` for the types the helpers keep in one.
     pub mod atomic {
+        use crate::bindings;
         use core::cell::UnsafeCell;
 
-        /// The relaxed ordering (a unit struct: the type and its value).
+        /// The relaxed ordering.
         #[derive(Clone, Copy)]
         pub struct Relaxed;
 
-        /// A value of `T` accessed only with marked accesses.
+        /// The full ordering.
+        #[derive(Clone, Copy)]
+        pub struct Full;
+
+        /// The orderings of a read-modify-write used here.
+        pub trait RmwOrdering: Copy {
+            /// Whether it is `Full`.
+            const FULL: bool;
+        }
+        impl RmwOrdering for Relaxed {
+            const FULL: bool = false;
+        }
+        impl RmwOrdering for Full {
+            const FULL: bool = true;
+        }
+
+        /// A value of `T` accessed only atomically.
         #[repr(transparent)]
         pub struct Atomic<T>(UnsafeCell<T>);
 
-        // SAFETY: every access is a volatile access of a naturally aligned
-        // word, which does not tear, as in the kernel.
+        // SAFETY: every access is atomic, as in the kernel.
         unsafe impl<T: Send> Sync for Atomic<T> {}
 
         impl<T: Copy> Atomic<T> {
@@ -132,20 +154,131 @@ pub mod sync {
                 // caller guarantees validity.
                 unsafe { &*ptr.cast::<Self>() }
             }
+        }
 
-            /// `READ_ONCE()`.
-            #[inline(always)]
-            pub fn load(&self, _: Relaxed) -> T {
-                // SAFETY: the value is valid and aligned (`&self`).
-                unsafe { core::ptr::read_volatile(self.0.get()) }
+        impl Atomic<usize> {
+            fn raw(&self) -> *mut bindings::atomic64_t {
+                self.0.get().cast()
             }
 
-            /// `WRITE_ONCE()`.
+            /// `atomic64_read()`: `READ_ONCE()`.
             #[inline(always)]
-            pub fn store(&self, v: T, _: Relaxed) {
-                // SAFETY: the value is valid and aligned (`&self`).
-                unsafe { core::ptr::write_volatile(self.0.get(), v) }
+            pub fn load(&self, _: Relaxed) -> usize {
+                // SAFETY: a valid, aligned 64-bit word (`&self`).
+                unsafe { bindings::atomic64_read(self.raw()) as usize }
             }
+
+            /// `atomic64_set()`: `WRITE_ONCE()`.
+            #[inline(always)]
+            pub fn store(&self, v: usize, _: Relaxed) {
+                // SAFETY: as in `load()`.
+                unsafe { bindings::atomic64_set(self.raw(), v as i64) }
+            }
+
+            /// `atomic64_or()`.
+            #[inline(always)]
+            pub fn or(&self, v: usize, _: Relaxed) {
+                // SAFETY: as in `load()`.
+                unsafe { bindings::atomic64_or(v as i64, self.raw()) }
+            }
+
+            /// `atomic64_andnot()`.
+            #[inline(always)]
+            pub fn andnot(&self, v: usize, _: Relaxed) {
+                // SAFETY: as in `load()`.
+                unsafe { bindings::atomic64_andnot(v as i64, self.raw()) }
+            }
+
+            /// `atomic64_fetch_andnot()`, fully ordered with `Full`.
+            #[inline(always)]
+            pub fn fetch_andnot<O: RmwOrdering>(&self, v: usize, _: O) -> usize {
+                // SAFETY: as in `load()`.
+                unsafe {
+                    if O::FULL {
+                        bindings::atomic64_fetch_andnot(v as i64, self.raw()) as usize
+                    } else {
+                        bindings::atomic64_fetch_andnot_relaxed(v as i64, self.raw()) as usize
+                    }
+                }
+            }
+        }
+
+        impl Atomic<u32> {
+            /// `atomic_read()`: `READ_ONCE()`.
+            #[inline(always)]
+            pub fn load(&self, _: Relaxed) -> u32 {
+                // SAFETY: a valid, aligned 32-bit word (`&self`).
+                unsafe { bindings::atomic_read(self.0.get().cast()) as u32 }
+            }
+
+            /// `atomic_set()`: `WRITE_ONCE()`.
+            #[inline(always)]
+            pub fn store(&self, v: u32, _: Relaxed) {
+                // SAFETY: as in `load()`.
+                unsafe { bindings::atomic_set(self.0.get().cast(), v as i32) }
+            }
+        }
+
+        impl Atomic<i32> {
+            /// `atomic_read()`: `READ_ONCE()`.
+            #[inline(always)]
+            pub fn load(&self, _: Relaxed) -> i32 {
+                // SAFETY: a valid, aligned 32-bit word (`&self`).
+                unsafe { bindings::atomic_read(self.0.get().cast()) }
+            }
+        }
+
+        impl<T> Atomic<*const T> {
+            /// `READ_ONCE()` of a pointer (`rust/helpers/atomic_ext.c`).
+            #[inline(always)]
+            pub fn load(&self, _: Relaxed) -> *const T {
+                // SAFETY: a valid, aligned pointer (`&self`).
+                unsafe { bindings::atomic_ptr_read(self.0.get().cast()).cast() }
+            }
+        }
+    }
+}
+
+/// `kernel::cpu`: `CpuId`, a CPU id below `nr_cpu_ids`, as the kernel's.
+pub mod cpu {
+    extern "C" {
+        /// `nr_cpu_ids` (`shim_lib.c`).
+        #[link_name = "nr_cpu_ids"]
+        static NR_CPU_IDS: u32;
+    }
+
+    /// The number of possible CPU ids.
+    #[inline]
+    pub fn nr_cpu_ids() -> u32 {
+        // SAFETY: a `u32` global of the shim, written before any call.
+        unsafe { NR_CPU_IDS }
+    }
+
+    /// A valid CPU id: below [`nr_cpu_ids()`].
+    #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+    pub struct CpuId(u32);
+
+    impl CpuId {
+        /// `id` if it is a valid CPU id.
+        pub fn from_i32(id: i32) -> Option<Self> {
+            u32::try_from(id).ok().and_then(Self::from_u32)
+        }
+
+        /// `id` if it is a valid CPU id.
+        pub fn from_u32(id: u32) -> Option<Self> {
+            (id < nr_cpu_ids()).then_some(Self(id))
+        }
+
+        /// The id.
+        #[inline]
+        pub fn as_u32(&self) -> u32 {
+            self.0
+        }
+    }
+
+    impl From<CpuId> for i32 {
+        fn from(id: CpuId) -> Self {
+            id.0 as i32
         }
     }
 }

@@ -31,6 +31,7 @@ use sched_rust_core::idle_pick::{
 mod models;
 
 use models::idle_pick::{words, Machine, Model, Topo};
+use sched_rust_core::sync::Relaxed;
 
 #[path = "../c/upstream.rs"]
 mod upstream;
@@ -148,7 +149,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
                 )
             };
             assert_eq!(got, want, "pick, node {node:?} flags {flags} state {state}");
-            assert_eq!(topo.cursor.read(), model.cursor, "cursor");
+            assert_eq!(topo.cursor.load(Relaxed), model.cursor, "cursor");
             let c_got = c.pick(&allowed, node, flags, state, in_node);
             assert_eq!(
                 c_got, got,

@@ -26,33 +26,35 @@
     clippy::panic
 )]
 
-#[path = "sched_rust/sync.rs"]
-pub mod sync;
+// The helpers' files live in `kernel/sched/sched_rust/`: the module of that
+// name, declared inline here, is their parent. The helpers reach each other
+// only through it (`super::`); nothing is public outside the crate but the
+// `#[export]` functions, which C calls by name.
+mod sched_rust {
+    #[cfg(any(
+        CONFIG_SCHED_RUST_SPARSEMASK,
+        CONFIG_SCHED_RUST_STEAL,
+        CONFIG_SCHED_RUST_IDLE_PICK
+    ))]
+    mod sync;
 
-#[cfg(CONFIG_SCHED_RUST_SPARSEMASK)]
-#[path = "sched_rust/sparsemask.rs"]
-pub mod sparsemask;
-#[cfg(CONFIG_SCHED_RUST_SPARSEMASK)]
-#[path = "sched_rust/sparsemask_export.rs"]
-pub mod sparsemask_export;
+    #[cfg(CONFIG_SCHED_RUST_SPARSEMASK)]
+    pub(crate) mod sparsemask;
+    #[cfg(CONFIG_SCHED_RUST_SPARSEMASK)]
+    mod sparsemask_export;
 
-#[cfg(CONFIG_SCHED_RUST_STEAL)]
-#[path = "sched_rust/steal.rs"]
-pub mod steal;
-#[cfg(CONFIG_SCHED_RUST_STEAL)]
-#[path = "sched_rust/steal_export.rs"]
-pub mod steal_export;
+    #[cfg(CONFIG_SCHED_RUST_STEAL)]
+    pub(crate) mod steal;
+    #[cfg(CONFIG_SCHED_RUST_STEAL)]
+    mod steal_export;
 
-#[cfg(CONFIG_SCHED_RUST_IDLE_PICK)]
-#[path = "sched_rust/idle_pick.rs"]
-pub mod idle_pick;
-#[cfg(CONFIG_SCHED_RUST_IDLE_PICK)]
-#[path = "sched_rust/idle_pick_export.rs"]
-pub mod idle_pick_export;
+    #[cfg(CONFIG_SCHED_RUST_IDLE_PICK)]
+    pub(crate) mod idle_pick;
+    #[cfg(CONFIG_SCHED_RUST_IDLE_PICK)]
+    mod idle_pick_export;
 
-#[cfg(CONFIG_SCHED_RUST_ASYM_FIT)]
-#[path = "sched_rust/asym_fit.rs"]
-pub mod asym_fit;
-#[cfg(CONFIG_SCHED_RUST_ASYM_FIT)]
-#[path = "sched_rust/asym_fit_export.rs"]
-pub mod asym_fit_export;
+    #[cfg(CONFIG_SCHED_RUST_ASYM_FIT)]
+    pub(crate) mod asym_fit;
+    #[cfg(CONFIG_SCHED_RUST_ASYM_FIT)]
+    mod asym_fit_export;
+}

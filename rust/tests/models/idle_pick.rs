@@ -20,7 +20,7 @@ use sched_rust_core::idle_pick::{
     build_node_order, distribute, Bits, Cursor, IdleMasks, Topology, EBUSY, PICK_IDLE_CORE,
     PICK_IDLE_IN_NODE, STATE_PER_NODE, STATE_SMT_ACTIVE,
 };
-use sched_rust_core::sync::Word;
+use sched_rust_core::sync::{bit_mask, Relaxed, Word};
 
 pub const W: usize = usize::BITS as usize;
 
@@ -30,7 +30,7 @@ pub fn words(bits: &[bool]) -> Vec<Word> {
         .collect();
     for (i, &b) in bits.iter().enumerate() {
         if b {
-            w[i / W].set_bit((i % W) as u32);
+            w[i / W].or(bit_mask((i % W) as u32), Relaxed);
         }
     }
     w
@@ -43,7 +43,7 @@ pub fn padded_words(bits: &[bool]) -> Vec<Word> {
     let mut w = words(bits);
     if bits.len() % W != 0 {
         if let Some(last) = w.last() {
-            last.write(last.read() | usize::MAX << (bits.len() % W));
+            last.store(last.load(Relaxed) | usize::MAX << (bits.len() % W), Relaxed);
         }
     }
     w.push(Word::new(usize::MAX));
@@ -52,7 +52,7 @@ pub fn padded_words(bits: &[bool]) -> Vec<Word> {
 
 pub fn bools(w: &[Word], n: usize) -> Vec<bool> {
     (0..n)
-        .map(|i| w[i / W].read() & (1 << (i % W)) != 0)
+        .map(|i| w[i / W].load(Relaxed) & (1 << (i % W)) != 0)
         .collect()
 }
 

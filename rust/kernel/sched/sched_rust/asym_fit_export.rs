@@ -105,25 +105,19 @@ unsafe fn view_ref<'a>(cpu: *const bindings::asym_cpu_view) -> Option<&'a CpuVie
 
 /// Borrows the two arguments of the fit tests.
 ///
-/// Neither may be NULL: the C functions dereference both. Builds with
-/// debug assertions (`CONFIG_RUST_DEBUG_ASSERTIONS`) check that and give
-/// `None` for a NULL one; release builds rely on the contract, as the C
-/// functions do, and save the two tests and branches that each call
-/// repeated.
+/// A NULL one gives `None` (the C callers never pass one: they pass the
+/// addresses of their own locals); the test is not traded for undefined
+/// behaviour on a value C supplies.
 ///
 /// # Safety
 ///
 /// `task` and `cpu` satisfy the contracts of [`task_ref`] and [`view_ref`]
-/// for `'a`, and, without debug assertions, are not NULL.
+/// for `'a`.
 #[inline]
 unsafe fn fit_args<'a>(
     task: *const bindings::asym_fit_task,
     cpu: *const bindings::asym_cpu_view,
 ) -> Option<(&'a TaskFit, &'a CpuView)> {
-    if !cfg!(debug_assertions) {
-        // SAFETY: neither pointer is NULL (the caller's contract).
-        unsafe { core::hint::assert_unchecked(!task.is_null() && !cpu.is_null()) };
-    }
     // SAFETY: the caller's contract is that of `task_ref()` and
     // `view_ref()`.
     match unsafe { (task_ref(task), view_ref(cpu)) } {
@@ -241,15 +235,13 @@ pub unsafe extern "C" fn sched_rust_select_idle_capacity(
 /// `asym_util_fits_cpu()`: 1 if `task` fits, -1 if it fits but misses its
 /// `uclamp_min` boost, 0 if it does not fit.
 ///
-/// It takes no CPU id and no mask, only the two views. Neither may be NULL:
-/// the C function dereferences them. With debug assertions this one
-/// returns 0 for a NULL one, which is not part of the contract (see
-/// [`fit_args`]).
+/// It takes no CPU id and no mask, only the two views. For a NULL one it
+/// returns 0 (C's function would dereference it; see [`fit_args`]).
 ///
 /// # Safety
 ///
-/// `task` and `cpu` point to initialised structures, live and unchanged
-/// for the call.
+/// `task` and `cpu` are NULL or point to initialised structures, live and
+/// unchanged for the call.
 #[export]
 pub unsafe extern "C" fn sched_rust_util_fits_cpu(
     task: *const bindings::asym_fit_task,
@@ -266,9 +258,8 @@ pub unsafe extern "C" fn sched_rust_util_fits_cpu(
 /// `cpu`, with the contract of the model's `asym_fits_cpu_view()`: the core has
 /// no busy sibling (when `smt_active`) and `task` fully fits.
 ///
-/// It takes no CPU id and no mask. Neither `task` nor `cpu` may be NULL:
-/// the C function dereferences them. With debug assertions this one
-/// returns false for a NULL one, which is not part of the contract.
+/// It takes no CPU id and no mask. For a NULL `task` or `cpu` it returns
+/// false (C's function would dereference it; see [`fit_args`]).
 ///
 /// # Safety
 ///
@@ -433,18 +424,15 @@ mod tests {
         };
         assert_eq!(cpu, 4);
 
-        // The fit tests check for NULL only with debug assertions (see
-        // `fit_args()`); without, a NULL pointer breaks their contract.
-        if cfg!(debug_assertions) {
-            let view = CpuView::default();
-            let v = core::ptr::from_ref(&view).cast::<bindings::asym_cpu_view>();
-            // SAFETY: NULL or live locals; debug assertions are on.
-            unsafe {
-                assert_eq!(sched_rust_util_fits_cpu(core::ptr::null(), v), 0);
-                assert_eq!(sched_rust_util_fits_cpu(task, core::ptr::null()), 0);
-                assert!(!sched_rust_asym_fits_cpu(core::ptr::null(), false, v));
-                assert!(!sched_rust_asym_fits_cpu(task, false, core::ptr::null()));
-            }
+        // The fit tests give "no fit" for a NULL pointer (`fit_args()`).
+        let view = CpuView::default();
+        let v = core::ptr::from_ref(&view).cast::<bindings::asym_cpu_view>();
+        // SAFETY: NULL or live locals.
+        unsafe {
+            assert_eq!(sched_rust_util_fits_cpu(core::ptr::null(), v), 0);
+            assert_eq!(sched_rust_util_fits_cpu(task, core::ptr::null()), 0);
+            assert!(!sched_rust_asym_fits_cpu(core::ptr::null(), false, v));
+            assert!(!sched_rust_asym_fits_cpu(task, false, core::ptr::null()));
         }
     }
 

@@ -50,8 +50,11 @@
 //! `unwrap()`.
 
 use super::sync::{
-    Word,
-    Word32, //
+    bit_mask,
+    Atomic,
+    Full,
+    Relaxed,
+    Word, //
 };
 
 /// `-EBUSY`: no idle CPU could be claimed.
@@ -78,7 +81,7 @@ pub const STATE_PER_NODE: u32 = 1 << 1;
 /// `cpumask_or()`/`cpumask_andnot()`, `reset_idle_masks()`'s
 /// and hotplug's `cpumask_clear()`), with plain writes
 /// (`memcpy()`/`memset()` for large masks, which may store a word byte by
-/// byte); every access here is a `READ_ONCE()` or a C bitop (see [`Word`]),
+/// byte); every access here is a `READ_ONCE()` or an atomic bit operation (see `sync.rs`),
 /// so each bit is read as its old or its new value, as C's own readers
 /// read it, and a claim is the fully ordered `test_and_clear_bit()` of
 /// upstream.
@@ -132,7 +135,7 @@ pub trait Topology {
 /// calls `cpumask_any_and_distribute()`); this one is for described machines,
 /// which must not move the running CPU's. An interrupt on the CPU may pick
 /// in between, hence `READ_ONCE()`/`WRITE_ONCE()`.
-pub type Cursor = Word32;
+pub type Cursor = Atomic<u32>;
 
 /// The largest node count the walk across nodes handles: `MAX_NUMNODES` at
 /// the largest `NODES_SHIFT` (10) any architecture allows; a node id fits a
@@ -149,14 +152,15 @@ fn word_of(bits: &Bits, bit: u32) -> Option<&Word> {
 /// Whether `bit` is set: `test_bit()`.
 #[inline]
 fn test_bit(bits: &Bits, bit: u32) -> bool {
-    word_of(bits, bit).is_some_and(|w| w.read() & 1usize.wrapping_shl(bit % usize::BITS) != 0)
+    word_of(bits, bit).is_some_and(|w| w.load(Relaxed) & bit_mask(bit) != 0)
 }
 
 /// Clears `bit`; returns whether it was set: `test_and_clear_bit()`, fully
 /// ordered, one winner among racing callers.
 #[inline]
 fn test_and_clear_bit(bits: &Bits, bit: u32) -> bool {
-    word_of(bits, bit).is_some_and(|w| w.test_and_clear_bit(bit))
+    let m = bit_mask(bit);
+    word_of(bits, bit).is_some_and(|w| w.fetch_andnot(m, Full) & m != 0)
 }
 
 /// Clears `bit`: `clear_bit()`, atomic, not ordered (C's
@@ -164,7 +168,7 @@ fn test_and_clear_bit(bits: &Bits, bit: u32) -> bool {
 #[inline]
 fn clear_bit(bits: &Bits, bit: u32) {
     if let Some(w) = word_of(bits, bit) {
-        w.clear_bit(bit);
+        w.andnot(bit_mask(bit), Relaxed);
     }
 }
 
@@ -176,9 +180,9 @@ fn clear_bit(bits: &Bits, bit: u32) {
 #[inline]
 fn andnot(dst: &Bits, src: &Bits) {
     for (d, s) in dst.iter().zip(src) {
-        let s = s.read();
+        let s = s.load(Relaxed);
         if s != 0 {
-            d.clear_bits(s);
+            d.andnot(s, Relaxed);
         }
     }
 }
@@ -210,7 +214,7 @@ fn find_and_in(a: &Bits, b: &Bits, from: u32, limit: u32) -> Option<u32> {
         let (Some(x), Some(y)) = (a.get(i), b.get(i)) else {
             return None;
         };
-        let common = x.read() & y.read() & keep;
+        let common = x.load(Relaxed) & y.load(Relaxed) & keep;
         if common != 0 {
             // `i < end <= u32::MAX / usize::BITS + 1`: `i * usize::BITS`
             // fits in a `u32`; only the last word has bits at or above
@@ -243,7 +247,7 @@ fn intersects(a: &Bits, b: &Bits, nbits: u32) -> bool {
 // thunks costs more than its loop on a small machine.
 #[inline(always)]
 pub fn distribute(a: &Bits, b: &Bits, nbits: u32, cursor: &Cursor) -> Option<u32> {
-    let prev = cursor.read();
+    let prev = cursor.load(Relaxed);
     // Searching from `nbits` or beyond is searching from 0, as in C.
     let start = prev.checked_add(1).filter(|&s| s < nbits).unwrap_or(0);
     // Cut once for both laps.
@@ -253,7 +257,7 @@ pub fn distribute(a: &Bits, b: &Bits, nbits: u32, cursor: &Cursor) -> Option<u32
         found = find_and_in(a, b, 0, start);
     }
     let found = found?;
-    cursor.write(found);
+    cursor.store(found, Relaxed);
     Some(found)
 }
 

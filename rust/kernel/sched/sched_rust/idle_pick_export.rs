@@ -31,9 +31,14 @@ use super::idle_pick::{
     STATE_PER_NODE,
     STATE_SMT_ACTIVE, //
 };
-use super::sync::Word;
+use super::sync::{
+    Atomic,
+    Relaxed,
+    Word, //
+};
 use kernel::{
     bindings,
+    cpu::CpuId,
     ffi::{
         c_int,
         c_uint,
@@ -76,8 +81,8 @@ impl<'a> Masks<'a> {
     /// bits, `online_nodes` at least `nr_nodes`, `nodes` has `nr_nodes`
     /// entries (a node's masks are both NULL or both valid), `node_order`
     /// is NULL or has `nr_nodes²` entries that are not written any more,
-    /// and all of them live at least as long as `'a`. The words of the bitmaps may
-    /// be written meanwhile, by C, in whole words (see [`Masks::bits`]).
+    /// and all of them live at least as long as `'a`. C may write the words
+    /// of the bitmaps meanwhile, as [`Masks::bits`] says.
     #[inline]
     unsafe fn new(topo: *const bindings::scx_idle_topo) -> Option<Self> {
         // SAFETY: the caller's contract: NULL or a live view.
@@ -92,17 +97,19 @@ impl<'a> Masks<'a> {
     ///
     /// # Safety
     ///
-    /// `bits` is NULL or points to at least `nr_cpus` bits that live for
-    /// `'a` and that C writes only in whole words meanwhile.
+    /// `bits` is NULL or points to at least `nr_cpus` bits, aligned as
+    /// `unsigned long`, that live for `'a`. C may write them meanwhile
+    /// with atomic bitops, or with the plain stores listed below.
     #[inline]
     unsafe fn bits(&self, bits: *const c_ulong) -> &'a Bits {
         if bits.is_null() {
             return &[];
         }
         // SAFETY: `bits` has `nr_cpus` bits, i.e. `words` whole `unsigned
-        // long`s, which have the layout of `Word` (the caller's contract).
-        // The core accesses them only through `Word`: `READ_ONCE()` and the
-        // C bitops. Its C writers meanwhile, for the bitmaps read this way:
+        // long`s, which have the layout of `Word`, `Atomic<usize>` (the
+        // caller's contract). The core accesses them only through it:
+        // `load(Relaxed)` (`READ_ONCE()`) and the atomic bit operations.
+        // Its C writers meanwhile, for the bitmaps read this way:
         // - the idle masks: `update_builtin_idle()` (`assign_cpu()`, and
         //   `cpumask_or()`/`cpumask_andnot()` of a core on `smt`), the C
         //   picker's claims (`cpumask_test_and_clear_cpu()`,
@@ -114,15 +121,21 @@ impl<'a> Masks<'a> {
         //   caller holds; a BPF scheduler may pass a live mask, such as
         //   the idle mask of `scx_bpf_get_idle_cpumask()`, which the writers
         //   above change during the pick.
-        // Of those writers, the claims and `assign_cpu()` are atomic bitops;
-        // the others are plain stores or read-modify-writes (for large
-        // masks `memcpy()`/`memset()`, which may store a word in pieces),
-        // racing with the pickers by design, as upstream's do. Each bit a
-        // `READ_ONCE()` sees is its old or its new value, as for C's own
-        // readers, and the claim itself is the fully ordered
-        // `test_and_clear_bit()` of upstream: one winner per CPU. A racing
-        // plain update of `smt` may undo a core's removal, which upstream
-        // accepts (the mask is a hint, the claim on `cpu` decides).
+        // Of those writers, the claims and `assign_cpu()` are atomic bitops,
+        // which do not race with the core's accesses. The others are plain
+        // stores or read-modify-writes (for large masks `memcpy()`/
+        // `memset()`, which may store a word in pieces): `Atomic::from_ptr()`
+        // asks for no data race, and these are data races in the LKMM's
+        // sense, the very ones upstream's C pickers have with the same
+        // writers (their `cpumask_test_cpu()`/`find_next_and_bit()` reads),
+        // which idle.c accepts by design. The core is no weaker than C
+        // there: each aligned byte of a word is read as its old or its new
+        // value, so each bit is, and no decision depends on more than one
+        // bit being current. The claim itself is the fully ordered
+        // `test_and_clear_bit()` of upstream (`fetch_andnot(.., Full)`):
+        // one winner per CPU. A racing plain update of `smt` may undo a
+        // core's removal, which upstream accepts (the mask is a hint, the
+        // claim on `cpu` decides).
         unsafe { core::slice::from_raw_parts(bits.cast::<Word>(), self.words) }
     }
 
@@ -158,7 +171,8 @@ impl<'a> Masks<'a> {
         // SAFETY: `online_nodes` has `nr_nodes` bits (type invariant), i.e.
         // `words` whole `unsigned long`s; node hotplug sets and clears them
         // with the atomic `node_set_state()`/`node_clear_state()`, and the
-        // core reads them with `READ_ONCE()`, as `node_online()` does.
+        // core reads them with `load(Relaxed)`, `READ_ONCE()`; `Word` is
+        // `Atomic<usize>`, with the layout of `unsigned long`.
         unsafe { core::slice::from_raw_parts(online.cast::<Word>(), words) }
     }
 
@@ -194,6 +208,8 @@ impl Topology for System<'_> {
         if cpu >= self.0.topo.nr_cpus {
             return None;
         }
+        // A CPU of the running system: below `nr_cpu_ids`.
+        let cpu = CpuId::from_u32(cpu)?;
         // SAFETY: `cpu` is a possible CPU: a claim's CPU by the callers'
         // contract (idle.c's kfuncs check it), a pick's candidates from the
         // idle masks, which hold possible CPUs only. `cpu_smt_mask()` of a
@@ -204,7 +220,7 @@ impl Topology for System<'_> {
         // architecture allocates it while the CPUs come up, before
         // sched_ext can pick), so it outlives the pick.
         unsafe {
-            let mask = bindings::cpu_smt_mask(cpu as c_int);
+            let mask = bindings::cpu_smt_mask(cpu.into());
             Some(self.0.bits(mask.cast::<c_ulong>()))
         }
     }
@@ -214,9 +230,10 @@ impl Topology for System<'_> {
         if cpu >= self.0.topo.nr_cpus {
             return None;
         }
+        let cpu = CpuId::from_u32(cpu)?;
         // SAFETY: `cpu` is a possible CPU (see `smt_siblings()`);
         // `cpu_to_node()` reads its node id, as idle.c does.
-        Some(unsafe { bindings::cpu_to_node(cpu as c_int) })
+        Some(unsafe { bindings::cpu_to_node(cpu.into()) })
     }
 
     #[inline]
@@ -312,8 +329,9 @@ unsafe fn system_args<'a>(
 /// `SCX_IDLE_STATE_PER_NODE`, else the global ones.
 ///
 /// Returns whether the CPU was idle and is now claimed by the caller; false,
-/// writing nothing, for a CPU outside `[0, nr_cpus)` (negative ones too) or
-/// a node without masks.
+/// writing nothing, for a CPU that is not one of the running system
+/// (`CpuId::from_i32()`: outside `[0, nr_cpu_ids)`, negative ones too) or a
+/// node without masks.
 ///
 /// `topo` must not be NULL: the C function dereferences it. This one
 /// returns false for a NULL `topo`, which is not part of the contract.
@@ -331,10 +349,10 @@ pub unsafe extern "C" fn sched_rust_idle_test_and_clear_cpu(
     state: c_uint,
 ) -> bool {
     // SAFETY: the caller's contract is `Masks::new()`'s.
-    let (Some(masks), Ok(cpu)) = (unsafe { Masks::new(topo) }, u32::try_from(cpu)) else {
+    let (Some(masks), Some(cpu)) = (unsafe { Masks::new(topo) }, CpuId::from_i32(cpu)) else {
         return false;
     };
-    test_and_clear_cpu(&System(masks), cpu, state)
+    test_and_clear_cpu(&System(masks), cpu.as_u32(), state)
 }
 
 /// Picks and claims an idle CPU of `cpus_allowed` in the masks of `node`
@@ -403,10 +421,6 @@ pub mod machine {
         distribute,
         Cursor, //
     };
-    use super::super::sync::{
-        read_once_i32,
-        read_once_ptr, //
-    };
     use super::*;
 
     /// A `struct scx_idle_machine` seen as a [`Topology`].
@@ -443,7 +457,7 @@ pub mod machine {
                 return None;
             }
             // SAFETY: `cursor` is a valid, aligned `unsigned int` used only
-            // by pickers on this CPU, all through `Cursor`.
+            // by pickers on this CPU, all through `Cursor`, an `Atomic<u32>`.
             let cursor = unsafe { Cursor::from_ptr(m.cursor) };
             Some(Self { m, masks, cursor })
         }
@@ -463,11 +477,12 @@ pub mod machine {
             }
             // SAFETY: `smt_siblings` has `nr_cpus` entries (type
             // invariant) and `cpu < nr_cpus`; an entry may be rewritten
-            // with `WRITE_ONCE()`, and this is the matching `READ_ONCE()`.
-            // The mask it points to has `nr_cpus` bits and lives for `'a`:
-            // a rewritten entry's old mask is not freed.
+            // with `WRITE_ONCE()` only, so `load(Relaxed)`, `READ_ONCE()`,
+            // races with nothing. The mask it points to has `nr_cpus` bits
+            // and lives for `'a`: a rewritten entry's old mask is not freed.
             unsafe {
-                let siblings = read_once_ptr(array.add(cpu as usize));
+                let entry = array.add(cpu as usize).cast_mut();
+                let siblings = Atomic::from_ptr(entry).load(Relaxed);
                 Some(self.masks.bits(siblings))
             }
         }
@@ -480,8 +495,9 @@ pub mod machine {
             }
             // SAFETY: `cpu_node` has `nr_cpus` entries (type invariant) and
             // `cpu < nr_cpus`; an entry may be rewritten with
-            // `WRITE_ONCE()`, and this is the matching `READ_ONCE()`.
-            Some(unsafe { read_once_i32(cpu_node.add(cpu as usize)) })
+            // `WRITE_ONCE()` only, so `load(Relaxed)`, `READ_ONCE()`, races
+            // with nothing.
+            Some(unsafe { Atomic::from_ptr(cpu_node.add(cpu as usize).cast_mut()) }.load(Relaxed))
         }
 
         #[inline]

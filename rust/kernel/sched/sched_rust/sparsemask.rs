@@ -25,7 +25,11 @@
 //! tests and benchmarks. It never panics: no indexing, no unchecked
 //! arithmetic, no `unwrap()`.
 
-use super::sync::Word;
+use super::sync::{
+    bit_mask,
+    Relaxed,
+    Word, //
+};
 
 /// The largest density: every bit of a chunk's word is an element.
 pub const DENSITY_MAX: u32 = usize::BITS.trailing_zeros();
@@ -43,11 +47,17 @@ pub const CHUNK_BYTES: usize = 64;
 /// are elements.
 ///
 /// Updates are the C `set_bit()`/`clear_bit()` (atomic, not ordered), reads
-/// are `READ_ONCE()`s, as in the C sparsemask (see [`Word`]).
+/// are `READ_ONCE()`s, as in the C sparsemask (see `sync.rs`).
 #[repr(C, align(64))]
-#[derive(Default)]
 pub struct Chunk {
     word: Word,
+}
+
+impl Default for Chunk {
+    #[inline]
+    fn default() -> Self {
+        Self { word: Word::new(0) }
+    }
 }
 
 const _: () = assert!(core::mem::size_of::<Chunk>() == CHUNK_BYTES);
@@ -56,13 +66,13 @@ impl Chunk {
     /// The raw word, elements and any stray bits above them.
     #[inline]
     pub fn load(&self) -> usize {
-        self.word.read()
+        self.word.load(Relaxed)
     }
 
     /// Overwrites the raw word (for tests that build a mask bit by bit).
     #[inline]
     pub fn store(&self, word: usize) {
-        self.word.write(word)
+        self.word.store(word, Relaxed)
     }
 }
 
@@ -155,7 +165,7 @@ impl<'a> SparseMask<'a> {
     #[inline]
     pub fn set(&self, elem: u32) {
         if let Some((chunk, bit)) = self.locate(elem) {
-            chunk.word.set_bit(bit);
+            chunk.word.or(bit_mask(bit), Relaxed);
         }
     }
 
@@ -163,7 +173,7 @@ impl<'a> SparseMask<'a> {
     #[inline]
     pub fn clear(&self, elem: u32) {
         if let Some((chunk, bit)) = self.locate(elem) {
-            chunk.word.clear_bit(bit);
+            chunk.word.andnot(bit_mask(bit), Relaxed);
         }
     }
 

@@ -8,6 +8,7 @@ use super::sparsemask::{
     Chunk,
     SparseMask,
     CHUNK_BYTES,
+    DENSITY_DEFAULT,
     DENSITY_MAX, //
 };
 use kernel::{
@@ -32,6 +33,8 @@ const _: () = {
     use core::mem::{align_of, offset_of, size_of};
     assert!(offset_of!(Header, chunks) == CHUNK_BYTES);
     assert!(bindings::SPARSEMASK_CHUNK_BYTES as usize == CHUNK_BYTES);
+    // The density the scheduler gives its masks, as the tests use it.
+    assert!(bindings::SMASK_DENSITY_DEFAULT == DENSITY_DEFAULT);
     assert!(size_of::<bindings::sparsemask_chunk>() == size_of::<Chunk>());
     assert!(align_of::<bindings::sparsemask_chunk>() == align_of::<Chunk>());
     assert!(offset_of!(bindings::sparsemask, nelems) == offset_of!(Header, nelems));
@@ -50,15 +53,11 @@ fn header_values(nelems: i16, density: i16) -> Option<(u32, u32)> {
 
 /// Borrows the mask at `mask`.
 ///
-/// The header is not validated again on each call, except in builds with
-/// debug assertions (`CONFIG_RUST_DEBUG_ASSERTIONS`), where a header that
-/// no valid mask has gives `None` and the callers treat the mask as empty.
-/// Every mask the contract admits has a valid header: `sparsemask_init()`,
-/// the only writer of `nelems` and `density`, refuses (with a warning and
-/// `-EINVAL`) a negative size or a density out of range, and nothing
-/// writes them afterwards. Release builds rely on that invariant, as the C
-/// functions do, and save the two tests and the branch (about eight
-/// instructions) that each call repeated.
+/// The header is checked on each call: a header that no valid mask has
+/// (`sparsemask_init()`, its only writer, refuses a negative size or a
+/// density out of range) gives `None`, and the callers treat the mask as
+/// empty. The check is two compares and a branch; it is not traded for
+/// undefined behaviour on a value C supplies.
 ///
 /// # Safety
 ///
@@ -69,21 +68,15 @@ fn header_values(nelems: i16, density: i16) -> Option<(u32, u32)> {
 /// stays allocated for `'a`. While borrowed, the header is not written and
 /// its words are written only atomically: by the
 /// `set_bit()`/`clear_bit()` of the C sparsemask (`sparsemask.h`) and by
-/// the core's, which are the same C bitops; the core reads them with
-/// `READ_ONCE()`, as the C walk does.
+/// the core's `Atomic::or()`/`andnot()`, the operations those bitops are
+/// made of; the core reads them with `load(Relaxed)`, `READ_ONCE()`, as
+/// the C walk does.
 #[inline]
 pub(crate) unsafe fn borrow<'a>(mask: *const bindings::sparsemask) -> Option<SparseMask<'a>> {
     let header = mask.cast::<Header>();
     // SAFETY: `mask` points to an initialised header (the caller's
     // contract); `nelems` and `density` are not written while borrowed.
     let (nelems, density) = unsafe { ((*header).nelems, (*header).density) };
-    if !cfg!(debug_assertions) {
-        // SAFETY: `sparsemask_init()` made the header valid (or it is a
-        // copy of one it made) and nothing rewrites it while borrowed: the
-        // caller's contract. With debug assertions the test below
-        // checks it instead.
-        unsafe { core::hint::assert_unchecked(header_values(nelems, density).is_some()) };
-    }
     let (nelems, density) = header_values(nelems, density)?;
     let len = chunks_for(nelems, density)?;
     // SAFETY: `sparsemask_size()` made room for `len` chunks after the
@@ -197,9 +190,9 @@ pub unsafe extern "C" fn sched_rust_sparsemask_next(
 }
 
 /// The boundary on headers that no valid mask has. `sparsemask_init()`
-/// refuses to make such masks, and neither C nor release Rust checks a
-/// header again (see [`borrow`]); with debug assertions every operation
-/// must treat such a mask as empty and write nothing.
+/// refuses to make such masks, and C does not check a header again; Rust
+/// does (see [`borrow`]): every operation must treat such a mask as empty
+/// and write nothing.
 #[cfg(CONFIG_SCHED_RUST_KUNIT_TEST)]
 #[kunit_tests(sched_rust_sparsemask_rust)]
 mod tests {
@@ -243,12 +236,7 @@ mod tests {
 
     #[test]
     fn bad_header_is_an_empty_mask() {
-        // Without debug assertions a bad header breaks the exports'
-        // contract (`borrow()` relies on `sparsemask_init()`), so only
-        // builds with debug assertions may pass one.
-        if !cfg!(debug_assertions) {
-            return;
-        }
+        // `borrow()` checks the header on every call.
         for (nelems, density) in [(100, 7), (100, -1), (-5, 3), (100, i16::MAX)] {
             let mut s = storage(nelems, density);
             let mask = raw(&mut s);

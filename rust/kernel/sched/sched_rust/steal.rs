@@ -23,14 +23,18 @@
 //! `steal_from` closure here, a call back into C in the kernel. One call from
 //! C runs the whole walk.
 
-use super::sync::Word;
+use super::sync::{
+    bit_mask,
+    Relaxed,
+    Word, //
+};
 
 use super::sparsemask::SparseMask;
 
 /// A bitmap of CPU ids, as `cpumask_bits()` of a `struct cpumask`: bit `n`
 /// of word `n / usize::BITS`.
 ///
-/// The words are read with `READ_ONCE()` ([`Word::read`]): the C side may
+/// The words are read with `READ_ONCE()` (`load(Relaxed)`): the C side may
 /// rewrite a topology mask while it is read (sched domain rebuilds under
 /// CPU hotplug), and a stale view of a hint is harmless; a word is never
 /// torn.
@@ -52,7 +56,7 @@ impl<'a> CpuBitmap<'a> {
         let word = (cpu / usize::BITS) as usize;
         self.words
             .get(word)
-            .is_some_and(|w| w.read() & 1usize.wrapping_shl(cpu % usize::BITS) != 0)
+            .is_some_and(|w| w.load(Relaxed) & bit_mask(cpu) != 0)
     }
 
     /// The first set bit below `nbits`, in ascending order, for which
@@ -70,7 +74,7 @@ impl<'a> CpuBitmap<'a> {
             if base >= nbits {
                 break;
             }
-            let mut bits = word.read();
+            let mut bits = word.load(Relaxed);
             // Drop the bits at and above `nbits` in the last word.
             let room = nbits.wrapping_sub(base);
             if room < usize::BITS {
