@@ -418,14 +418,20 @@ void sched_rust_shadow_steal_search(const struct sparsemask *overload,
 					   steal_shadow_record, &r);
 
 	differs = c_cpu != rust_cpu || c.n != r.n || c.hash != r.hash;
+	raw_spin_unlock_irqrestore(&copy->lock, irq_flags);
+
+	/*
+	 * After the unlock (the caller still holds its rq lock, which a
+	 * WARN's console output would be taken under otherwise with ours
+	 * too): the report shows the caller's live sibling mask.
+	 */
 	shadow_count(SHADOW_STEAL_SEARCH, rust, differs);
 	WARN_ONCE(differs,
 		  "sched_rust shadow: steal_search(dst_cpu=%d nelems=%d density=%d siblings=%*pbl): C tried %u (%d %d %d %d ...) -> %d, Rust tried %u (%d %d %d %d ...) -> %d\n",
-		  dst_cpu, nelems, density, siblings ? nelems : 0,
-		  siblings, c.n, c.first[0], c.first[1], c.first[2], c.first[3],
+		  dst_cpu, nelems, density, smt_siblings ? nelems : 0,
+		  smt_siblings, c.n, c.first[0], c.first[1], c.first[2], c.first[3],
 		  c_cpu, r.n, r.first[0], r.first[1], r.first[2], r.first[3],
 		  rust_cpu);
-	raw_spin_unlock_irqrestore(&copy->lock, irq_flags);
 }
 #endif /* CONFIG_SCHED_RUST_STEAL */
 
@@ -441,8 +447,9 @@ void sched_rust_shadow_steal_search(const struct sparsemask *overload,
  * but for the masks, and Rust is the very export idle.c calls
  * (sched_rust_idle_pick() and friends), on a struct scx_idle_topo of the
  * copies. Both rotate with
- * cpumask_any_and_distribute() from this CPU's cursor, which lib/cpumask.c
- * keeps to itself: it is read by moving it, and put back.
+ * cpumask_any_and_distribute() from this CPU's cursor, the one the real
+ * pick starts from: lib/cpumask.c lets the shadow check read it and put it
+ * back (cpumask_distribute_prev()), so the real pick finds it as it was.
  */
 struct idle_shadow {
 	raw_spinlock_t lock;
@@ -452,7 +459,7 @@ struct idle_shadow {
 	/* [nr_node_ids + 1]: per node, then global: [C, Rust][cpu, smt] */
 	unsigned long **sets;
 	unsigned int stride;
-	struct cpumask *allowed, *all;
+	struct cpumask *allowed;
 	unsigned int state;			/* SCX_IDLE_STATE_* of the call */
 };
 
@@ -582,24 +589,18 @@ static s32 idle_shadow_pick_in_node(void *ctx, const struct cpumask *cpus_allowe
 }
 
 /*
- * This CPU's cursor of cpumask_any_and_distribute(), the last CPU it chose
- * here: a call on every CPU returns the one after it (or wraps to the
- * first, or, where a struct cpumask has bits above nr_cpu_ids, returns
- * nr_cpu_ids for the last CPU), and a call on that CPU alone puts it back.
- * Interrupts are off, so nothing else on this CPU moves it meanwhile.
+ * This CPU's cursor of cpumask_any_and_distribute(), the last CPU it chose:
+ * read without moving it, and set back to where the real pick will find
+ * it. Interrupts are off, so nothing else on this CPU moves it meanwhile.
  */
-static unsigned int idle_shadow_cursor(struct idle_shadow *s)
+static unsigned int idle_shadow_cursor(void)
 {
-	unsigned int next = cpumask_any_and_distribute(s->all, s->all);
-	unsigned int prev = next == 0 || next >= nr_cpu_ids ? nr_cpu_ids - 1 : next - 1;
-
-	cpumask_any_and_distribute(cpumask_of(prev), cpumask_of(prev));
-	return prev;
+	return cpumask_distribute_prev();
 }
 
 static void idle_shadow_set_cursor(unsigned int cpu)
 {
-	cpumask_any_and_distribute(cpumask_of(cpu), cpumask_of(cpu));
+	cpumask_distribute_set_prev(cpu);
 }
 
 static void idle_shadow_copy_bits(unsigned long *dst, const unsigned long *src,
@@ -706,7 +707,7 @@ static void idle_shadow_run(enum shadow_helper kind, const struct scx_idle_topo 
 		return;
 	}
 
-	cursor = idle_shadow_cursor(s);
+	cursor = idle_shadow_cursor();
 	switch (kind) {
 	case SHADOW_IDLE_CLAIM:
 		c_got = idle_shadow_test_and_clear_cpu(s, arg);
@@ -718,7 +719,7 @@ static void idle_shadow_run(enum shadow_helper kind, const struct scx_idle_topo 
 		c_got = __scx_pick_idle_cpu(&idle_shadow_ops, s, s->allowed, arg, flags);
 		break;
 	}
-	c_cursor = idle_shadow_cursor(s);
+	c_cursor = idle_shadow_cursor();
 
 	idle_shadow_set_cursor(cursor);
 	switch (kind) {
@@ -734,19 +735,22 @@ static void idle_shadow_run(enum shadow_helper kind, const struct scx_idle_topo 
 						flags, state);
 		break;
 	}
-	rust_cursor = idle_shadow_cursor(s);
+	rust_cursor = idle_shadow_cursor();
 	/* The real call comes next, from where the cursor was. */
 	idle_shadow_set_cursor(cursor);
 
 	differs = c_got != rust_got || c_cursor != rust_cursor ||
 		  idle_shadow_copies_differ(s);
+	raw_spin_unlock_irqrestore(&s->lock, irq_flags);
+
+	/* After the unlock: the report shows the caller's live mask. */
 	shadow_count(kind, rust, differs);
 	WARN_ONCE(differs,
 		  "sched_rust shadow: %s(%d flags=%llu state=%u cursor=%u allowed=%*pbl): C %d (cursor %u), Rust %d (cursor %u)%s\n",
 		  shadow_helper_names[kind], arg, flags, state, cursor,
-		  cpumask_pr_args(s->allowed), c_got, c_cursor, rust_got, rust_cursor,
+		  cpumask_pr_args(cpus_allowed ?: cpu_none_mask), c_got, c_cursor,
+		  rust_got, rust_cursor,
 		  c_got == rust_got && c_cursor == rust_cursor ? ", masks differ" : "");
-	raw_spin_unlock_irqrestore(&s->lock, irq_flags);
 }
 
 void sched_rust_shadow_idle_claim(const struct scx_idle_topo *topo, int cpu,
@@ -783,7 +787,6 @@ static void idle_shadow_free(struct idle_shadow *s)
 		kfree(s->sets[set]);
 	kfree(s->sets);
 	kfree(s->allowed);
-	kfree(s->all);
 	kfree(s->nodes[0]);
 	kfree(s->nodes[1]);
 	kfree(s);
@@ -806,10 +809,9 @@ static int __init idle_shadow_alloc(void)
 	s->stride = sizes[SHADOW_ALLOC_IDLE_ALLOWED] / sizeof(long);
 	s->sets = kzalloc(sizes[SHADOW_ALLOC_IDLE_TABLE], GFP_KERNEL);
 	s->allowed = kzalloc(sizes[SHADOW_ALLOC_IDLE_ALLOWED], GFP_KERNEL);
-	s->all = kzalloc(sizes[SHADOW_ALLOC_IDLE_ALLOWED], GFP_KERNEL);
 	for (copy = 0; copy < 2; copy++)
 		s->nodes[copy] = kzalloc(sizes[SHADOW_ALLOC_IDLE_NODES], GFP_KERNEL);
-	if (!s->sets || !s->allowed || !s->all || !s->nodes[0] || !s->nodes[1])
+	if (!s->sets || !s->allowed || !s->nodes[0] || !s->nodes[1])
 		goto fail;
 	for (set = 0; set <= nr_node_ids; set++) {
 		int node = set < nr_node_ids ? set : NUMA_NO_NODE;
@@ -818,7 +820,6 @@ static int __init idle_shadow_alloc(void)
 		if (!s->sets[set])
 			goto fail;
 	}
-	bitmap_fill(cpumask_bits(s->all), nr_cpu_ids);
 	for (copy = 0; copy < 2; copy++) {
 		s->topo[copy] = (struct scx_idle_topo) {
 			.nr_cpus = nr_cpu_ids,

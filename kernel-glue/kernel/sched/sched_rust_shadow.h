@@ -127,7 +127,7 @@ enum shadow_alloc {
 	SHADOW_ALLOC_IDLE_TABLE,	/* the idle picks' table of node sets */
 	SHADOW_ALLOC_IDLE_SET,		/* one node's (or the global) masks, twice */
 	SHADOW_ALLOC_IDLE_NODES,	/* a struct scx_idle_masks per node, twice */
-	SHADOW_ALLOC_IDLE_ALLOWED,	/* the allowed mask, and the full one */
+	SHADOW_ALLOC_IDLE_ALLOWED,	/* the allowed mask */
 	SHADOW_NR_ALLOCS,
 };
 

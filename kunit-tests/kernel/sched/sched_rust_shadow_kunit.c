@@ -10,9 +10,16 @@
  * one and that nothing grows with the square of the CPU count, as the
  * per-CPU copies of every CPU did before (about 830 KB per CPU at 8192
  * CPUs, in order-7 and order-8 allocations, 6.8 GB in all).
+ *
+ * And that the check leaves no trace on the system: a sequence of idle
+ * picks gives the same CPUs, leaves the same masks and the same rotation
+ * cursor with the check run before each pick as without it.
  */
 #include <kunit/test.h>
+#include <linux/cpumask.h>
 #include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/slab.h>
 
 #include "asym_fit_machine.h"	/* struct asym_machine_cpu */
 #include "sched_rust_shadow.h"
@@ -44,7 +51,7 @@ static size_t shadow_total(const struct shadow_machine *m, const size_t *sizes)
 	       sizes[SHADOW_ALLOC_OVERLOAD] + sizes[SHADOW_ALLOC_SIBLINGS] +
 	       sizes[SHADOW_ALLOC_IDLE_TABLE] +
 	       (m->nr_nodes + 1) * sizes[SHADOW_ALLOC_IDLE_SET] +
-	       2 * sizes[SHADOW_ALLOC_IDLE_NODES] + 2 * sizes[SHADOW_ALLOC_IDLE_ALLOWED];
+	       2 * sizes[SHADOW_ALLOC_IDLE_NODES] + sizes[SHADOW_ALLOC_IDLE_ALLOWED];
 }
 
 /*
@@ -100,9 +107,93 @@ static void shadow_memory_linear(struct kunit *test)
 	KUNIT_EXPECT_LE(test, total_big, 8 * total_small + SHADOW_NR_ALLOCS * PAGE_SIZE);
 }
 
+#ifdef CONFIG_SCHED_RUST_IDLE_PICK
+#define SHADOW_PICKS	16
+
+/* Global idle masks over every possible CPU, as idle.c's without per-node masks. */
+struct shadow_idle {
+	struct scx_idle_topo topo;
+	struct scx_idle_masks *nodes;
+	unsigned long *cpu, *smt;
+};
+
+static int shadow_idle_init(struct kunit *test, struct shadow_idle *t)
+{
+	t->cpu = kunit_kcalloc(test, BITS_TO_LONGS(nr_cpu_ids), sizeof(long), GFP_KERNEL);
+	t->smt = kunit_kcalloc(test, BITS_TO_LONGS(nr_cpu_ids), sizeof(long), GFP_KERNEL);
+	t->nodes = kunit_kcalloc(test, nr_node_ids, sizeof(*t->nodes), GFP_KERNEL);
+	if (!t->cpu || !t->smt || !t->nodes)
+		return -ENOMEM;
+	bitmap_copy(t->cpu, cpumask_bits(cpu_possible_mask), nr_cpu_ids);
+	t->topo = (struct scx_idle_topo) {
+		.nr_cpus = nr_cpu_ids,
+		.nr_nodes = nr_node_ids,
+		.global = { .cpu = t->cpu, .smt = t->smt },
+		.nodes = t->nodes,
+		.online_nodes = nodes_addr(node_states[N_ONLINE]),
+	};
+	return 0;
+}
+
+/*
+ * SHADOW_PICKS picks with the production Rust picker, from cursor @start,
+ * each picked CPU but every fourth made idle again, so that the rotation
+ * goes round and the masks change; with @shadow, the shadow check of each pick runs first, as
+ * idle.c runs it. Interrupts off: the rotation cursor is this CPU's.
+ */
+static unsigned int shadow_idle_run(struct shadow_idle *t, unsigned int start,
+				    bool shadow, s32 *got)
+{
+	unsigned long flags;
+	unsigned int end;
+	int i;
+
+	local_irq_save(flags);
+	cpumask_distribute_set_prev(start);
+	for (i = 0; i < SHADOW_PICKS; i++) {
+		if (shadow)
+			sched_rust_shadow_idle_pick(&t->topo, cpu_possible_mask, NUMA_NO_NODE,
+						    0, 0, false, true);
+		got[i] = sched_rust_idle_pick(&t->topo, cpumask_bits(cpu_possible_mask),
+					      NUMA_NO_NODE, 0, 0);
+		if (got[i] >= 0 && i % 4)
+			set_bit(got[i], t->cpu);
+	}
+	end = cpumask_distribute_prev();
+	local_irq_restore(flags);
+	return end;
+}
+
+static void shadow_idle_picks_unchanged(struct kunit *test)
+{
+	struct shadow_idle off, on;
+	s32 got_off[SHADOW_PICKS], got_on[SHADOW_PICKS];
+	unsigned int start, end_off, end_on;
+	unsigned long flags;
+
+	KUNIT_ASSERT_EQ(test, shadow_idle_init(test, &off), 0);
+	KUNIT_ASSERT_EQ(test, shadow_idle_init(test, &on), 0);
+	local_irq_save(flags);
+	start = cpumask_distribute_prev();
+	local_irq_restore(flags);
+
+	end_off = shadow_idle_run(&off, start, false, got_off);
+	end_on = shadow_idle_run(&on, start, true, got_on);
+
+	KUNIT_EXPECT_MEMEQ(test, got_on, got_off, sizeof(got_off));
+	KUNIT_EXPECT_EQ(test, end_on, end_off);
+	KUNIT_EXPECT_TRUE(test, bitmap_equal(on.cpu, off.cpu, nr_cpu_ids));
+	/* The picks went round: two in a row found two CPUs. */
+	KUNIT_EXPECT_NE(test, got_off[1], got_off[2]);
+}
+#endif /* CONFIG_SCHED_RUST_IDLE_PICK */
+
 static struct kunit_case shadow_cases[] = {
 	KUNIT_CASE(shadow_allocations_small),
 	KUNIT_CASE(shadow_memory_linear),
+#ifdef CONFIG_SCHED_RUST_IDLE_PICK
+	KUNIT_CASE(shadow_idle_picks_unchanged),
+#endif
 	{}
 };
 
