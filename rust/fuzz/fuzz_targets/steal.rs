@@ -19,7 +19,7 @@ use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_MAX};
 use sched_rust_core::steal::{steal_search, Attempt, CpuBitmap};
-use sched_rust_core::sync::Word;
+use sched_rust_core::sync::{Relaxed, Word};
 
 #[path = "../../tests/models/mod.rs"]
 mod models;
@@ -92,7 +92,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             c.set(cpu as u32);
         }
     }
-    let raw: Vec<usize> = words.iter().map(Word::read).collect();
+    let raw: Vec<usize> = words.iter().map(|w| w.load(Relaxed)).collect();
     let code: Vec<u8> = answer
         .iter()
         .map(|a| match a {
