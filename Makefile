@@ -484,7 +484,7 @@ cfi: apply
 	$(call boot_both_walks,$(call kout,cfi))
 
 # The Rust helpers inlined into their C callers (CONFIG_SCHED_RUST_INLINE,
-# patches/0018), in its own build folder: the proof from the objects'
+# patches/0019), in its own build folder: the proof from the objects'
 # disassembly that overload_set(), overload_clear(), try_steal(), the asym
 # fit and the idle picks call no sched_rust_* function and hold the Rust
 # code (scripts/inline_proof.py), then the KUnit suites (which call the

@@ -85,7 +85,7 @@ pub mod bindings {
         pub fn atomic64_fetch_andnot_relaxed(i: i64, v: *mut atomic64_t) -> i64;
         #[link_name = "rust_helper_atomic_ptr_read"]
         pub fn atomic_ptr_read(v: *mut *const ffi::c_void) -> *const ffi::c_void;
-        // rust/helpers/topology.c (patch 0015), for the idle picker's
+        // rust/helpers/topology.c (patch 0016), for the idle picker's
         // production path, which reads the running system.
         #[link_name = "rust_helper_cpu_smt_mask"]
         pub fn cpu_smt_mask(cpu: ffi::c_int) -> *const cpumask;
