@@ -26,11 +26,13 @@
     clippy::panic
 )]
 
-// The helpers' files live in `kernel/sched/sched_rust/`: the module of that
-// name, declared inline here, is their parent. The helpers reach each other
-// only through it (`super::`); nothing is public outside the crate but the
-// `#[export]` functions, which C calls by name.
-mod sched_rust {
+/// The helpers' files live in `kernel/sched/sched_rust/`: the module of that
+/// name, declared inline here, is their parent, so the files form an
+/// ordinary module tree. The exports are public, as C calls them by name
+/// (and the kernel's `unreachable_pub` lint wants what is `pub` reachable);
+/// so are the algorithm files, which are also the userspace crate's API.
+/// The shared-memory types of `sync` are the crate's only.
+pub mod sched_rust {
     #[cfg(any(
         CONFIG_SCHED_RUST_SPARSEMASK,
         CONFIG_SCHED_RUST_STEAL,
@@ -39,22 +41,22 @@ mod sched_rust {
     mod sync;
 
     #[cfg(CONFIG_SCHED_RUST_SPARSEMASK)]
-    pub(crate) mod sparsemask;
+    pub mod sparsemask;
     #[cfg(CONFIG_SCHED_RUST_SPARSEMASK)]
-    mod sparsemask_export;
+    pub mod sparsemask_export;
 
     #[cfg(CONFIG_SCHED_RUST_STEAL)]
-    pub(crate) mod steal;
+    pub mod steal;
     #[cfg(CONFIG_SCHED_RUST_STEAL)]
-    mod steal_export;
+    pub mod steal_export;
 
     #[cfg(CONFIG_SCHED_RUST_IDLE_PICK)]
-    pub(crate) mod idle_pick;
+    pub mod idle_pick;
     #[cfg(CONFIG_SCHED_RUST_IDLE_PICK)]
-    mod idle_pick_export;
+    pub mod idle_pick_export;
 
     #[cfg(CONFIG_SCHED_RUST_ASYM_FIT)]
-    pub(crate) mod asym_fit;
+    pub mod asym_fit;
     #[cfg(CONFIG_SCHED_RUST_ASYM_FIT)]
-    mod asym_fit_export;
+    pub mod asym_fit_export;
 }
