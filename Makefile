@@ -459,13 +459,17 @@ RUSTC_MIN_DIR ?= $(CACHE)/rustc-min
 RUSTC_MIN = RUSTC=$(RUSTC_MIN_DIR)/bin/rustc RUSTDOC=$(RUSTC_MIN_DIR)/bin/rustdoc \
 	RUST_LIB_SRC=$(RUSTC_MIN_DIR)/library
 .PHONY: rustc-min
+# The whole run is recorded in docs/results.md (rustc-min-run).
 rustc-min: apply
+	$(RECORD) $(MAKE) --no-print-directory rustc-min-run
+.PHONY: rustc-min-run
+rustc-min-run:
 	RUSTC_MIN_DIR=$(RUSTC_MIN_DIR) scripts/rustc-min.sh
 	cd rust && RUSTC=$(RUSTC_MIN_DIR)/bin/rustc CARGO_TARGET_DIR=target/rustc-min cargo test --quiet
 	env $(RUSTC_MIN) $(MAKE) --no-print-directory build $(RUSTC_MIN) KOUT=$(call kout,rustc-min) \
 		CONFIG_FRAGMENTS="$(wordlist 2,999,$(variant.rustc-min))"
 	grep -qE '^CONFIG_RUSTC_VERSION=1085[0-9]{2}$$' $(call kout,rustc-min)/.config
-	KOUT=$(call kout,rustc-min) $(RECORD) scripts/vm-kunit.sh
+	KOUT=$(call kout,rustc-min) scripts/vm-kunit.sh
 
 # The same VM kernel with every sched-rust option off, in its own build
 # folder: it must build, boot, and steal with the C walk alone.
