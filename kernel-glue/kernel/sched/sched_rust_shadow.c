@@ -588,21 +588,6 @@ static s32 idle_shadow_pick_in_node(void *ctx, const struct cpumask *cpus_allowe
 	return __pick_idle_cpu_in_node(&idle_shadow_ops, ctx, cpus_allowed, node, flags);
 }
 
-/*
- * This CPU's cursor of cpumask_any_and_distribute(), the last CPU it chose:
- * read without moving it, and set back to where the real pick will find
- * it. Interrupts are off, so nothing else on this CPU moves it meanwhile.
- */
-static unsigned int idle_shadow_cursor(void)
-{
-	return cpumask_distribute_prev();
-}
-
-static void idle_shadow_set_cursor(unsigned int cpu)
-{
-	cpumask_distribute_set_prev(cpu);
-}
-
 static void idle_shadow_copy_bits(unsigned long *dst, const unsigned long *src,
 				  unsigned int nbits)
 {
@@ -707,7 +692,13 @@ static void idle_shadow_run(enum shadow_helper kind, const struct scx_idle_topo 
 		return;
 	}
 
-	cursor = idle_shadow_cursor();
+	/*
+	 * This CPU's cursor of cpumask_any_and_distribute(), the last CPU it
+	 * chose: read without moving it, and set back to where the real pick
+	 * will find it before each run. Interrupts are off, so nothing else on
+	 * this CPU moves it meanwhile.
+	 */
+	cursor = cpumask_distribute_prev();
 	switch (kind) {
 	case SHADOW_IDLE_CLAIM:
 		c_got = idle_shadow_test_and_clear_cpu(s, arg);
@@ -719,9 +710,9 @@ static void idle_shadow_run(enum shadow_helper kind, const struct scx_idle_topo 
 		c_got = __scx_pick_idle_cpu(&idle_shadow_ops, s, s->allowed, arg, flags);
 		break;
 	}
-	c_cursor = idle_shadow_cursor();
+	c_cursor = cpumask_distribute_prev();
 
-	idle_shadow_set_cursor(cursor);
+	cpumask_distribute_set_prev(cursor);
 	switch (kind) {
 	case SHADOW_IDLE_CLAIM:
 		rust_got = sched_rust_idle_test_and_clear_cpu(&s->topo[1], arg, state);
@@ -735,9 +726,9 @@ static void idle_shadow_run(enum shadow_helper kind, const struct scx_idle_topo 
 						flags, state);
 		break;
 	}
-	rust_cursor = idle_shadow_cursor();
+	rust_cursor = cpumask_distribute_prev();
 	/* The real call comes next, from where the cursor was. */
-	idle_shadow_set_cursor(cursor);
+	cpumask_distribute_set_prev(cursor);
 
 	differs = c_got != rust_got || c_cursor != rust_cursor ||
 		  idle_shadow_copies_differ(s);

@@ -138,8 +138,9 @@ static int shadow_idle_init(struct kunit *test, struct shadow_idle *t)
 /*
  * SHADOW_PICKS picks with the production Rust picker, from cursor @start,
  * each picked CPU but every fourth made idle again, so that the rotation
- * goes round and the masks change; with @shadow, the shadow check of each pick runs first, as
- * idle.c runs it. Interrupts off: the rotation cursor is this CPU's.
+ * goes round and the masks change; with @shadow, the shadow check of each
+ * pick runs first, as idle.c runs it. Interrupts off: the rotation cursor
+ * is this CPU's.
  */
 static unsigned int shadow_idle_run(struct shadow_idle *t, unsigned int start,
 				    bool shadow, s32 *got)

@@ -197,6 +197,18 @@ impl<'a> Masks<'a> {
 /// The running system, as idle.c reads it.
 struct System<'a>(Masks<'a>);
 
+impl System<'_> {
+    /// `cpu` as a CPU of the running system (below `nr_cpu_ids`), if the
+    /// view has it.
+    #[inline]
+    fn cpu(&self, cpu: u32) -> Option<CpuId> {
+        if cpu >= self.0.topo.nr_cpus {
+            return None;
+        }
+        CpuId::from_u32(cpu)
+    }
+}
+
 impl Topology for System<'_> {
     #[inline]
     fn nr_cpus(&self) -> u32 {
@@ -205,11 +217,7 @@ impl Topology for System<'_> {
 
     #[inline]
     fn smt_siblings(&self, cpu: u32) -> Option<&Bits> {
-        if cpu >= self.0.topo.nr_cpus {
-            return None;
-        }
-        // A CPU of the running system: below `nr_cpu_ids`.
-        let cpu = CpuId::from_u32(cpu)?;
+        let cpu = self.cpu(cpu)?;
         // SAFETY: `cpu` is a possible CPU: a claim's CPU by the callers'
         // contract (idle.c's kfuncs check it), a pick's candidates from the
         // idle masks, which hold possible CPUs only. `cpu_smt_mask()` of a
@@ -227,10 +235,7 @@ impl Topology for System<'_> {
 
     #[inline]
     fn cpu_node(&self, cpu: u32) -> Option<i32> {
-        if cpu >= self.0.topo.nr_cpus {
-            return None;
-        }
-        let cpu = CpuId::from_u32(cpu)?;
+        let cpu = self.cpu(cpu)?;
         // SAFETY: `cpu` is a possible CPU (see `smt_siblings()`);
         // `cpu_to_node()` reads its node id, as idle.c does.
         Some(unsafe { bindings::cpu_to_node(cpu.into()) })
