@@ -93,3 +93,20 @@ __rust_helper const struct cpumask *rust_helper_cpu_smt_mask(int cpu)
 {
 	return cpumask_of(cpu);
 }
+
+/* node_distance() of a kernel without NUMA distances. */
+__rust_helper int rust_helper_node_distance(int from, int to)
+{
+	return from == to ? 10 : 20;
+}
+
+/* rcu_read_lock()/rcu_read_unlock() of a kernel without preemption. */
+__rust_helper void rust_helper_rcu_read_lock(void)
+{
+	barrier();
+}
+
+__rust_helper void rust_helper_rcu_read_unlock(void)
+{
+	barrier();
+}

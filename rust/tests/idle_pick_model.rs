@@ -58,11 +58,13 @@ proptest! {
         m in machine(),
         ops in proptest::collection::vec((any::<u64>(), 0u64..4, 0u32..4, any::<u32>(), any::<bool>()), 1..20),
         cursor_seed in any::<u32>(),
+        ordered in proptest::bool::weighted(0.8),
     ) {
         // Any cursor a CPU can have: a CPU of the machine (the last one
         // makes the search start again from 0).
         let start = cursor_seed % m.nr_cpus as u32;
-        let topo = Topo::new(&m);
+        // With idle.c's node order, or without one (walk by distance).
+        let topo = Topo { ordered, ..Topo::new(&m) };
         topo.cursor.store(start, Relaxed);
         let mut model = Model { m: m.clone(), cursor: start };
         for (allowed_seed, flags, state, node_seed, global) in ops {
@@ -297,8 +299,14 @@ impl Topology for Probe<'_> {
     fn online_nodes(&self) -> &Bits {
         self.inner.online_nodes()
     }
-    fn node_order(&self, node: u32) -> Option<&[u16]> {
-        self.inner.node_order(node)
+    fn nr_nodes(&self) -> u32 {
+        self.inner.nr_nodes()
+    }
+    fn node_distance(&self, from: u32, to: u32) -> u32 {
+        self.inner.node_distance(from, to)
+    }
+    fn with_node_order<R>(&self, node: u32, walk: impl FnOnce(Option<&[u16]>) -> R) -> R {
+        self.inner.with_node_order(node, walk)
     }
 }
 
@@ -351,6 +359,12 @@ proptest! {
         // Nothing allowed: every node is searched, once, nearest first.
         let probe = Probe::new(&topo, usize::MAX);
         let none = words(&vec![false; nodes]);
+        prop_assert_eq!(pick(&probe, &none, Some(start), flags, state), -EBUSY);
+        prop_assert_eq!(probe.searched.into_inner(), want.clone());
+        // Without a node order, by distance: the same nodes, in the same
+        // order.
+        let unordered = Topo { ordered: false, ..Topo::new(&m) };
+        let probe = Probe::new(&unordered, usize::MAX);
         prop_assert_eq!(pick(&probe, &none, Some(start), flags, state), -EBUSY);
         prop_assert_eq!(probe.searched.into_inner(), want.clone());
         // Under PICK_IDLE_IN_NODE, the start alone.

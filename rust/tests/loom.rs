@@ -203,8 +203,14 @@ impl Topology for OnCpu<'_> {
     fn online_nodes(&self) -> &Bits {
         &self.topo.online
     }
-    fn node_order(&self, node: u32) -> Option<&[u16]> {
-        (node == 0).then_some(&[0])
+    fn nr_nodes(&self) -> u32 {
+        1
+    }
+    fn node_distance(&self, _from: u32, _to: u32) -> u32 {
+        10
+    }
+    fn with_node_order<R>(&self, node: u32, walk: impl FnOnce(Option<&[u16]>) -> R) -> R {
+        walk(Some(if node == 0 { &[0] } else { &[] }))
     }
 }
 

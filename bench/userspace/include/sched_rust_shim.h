@@ -39,6 +39,14 @@ typedef int32_t s32;
 typedef int64_t s64;
 typedef unsigned int gfp_t;
 
+/* include/linux/types.h: the head of an RCU callback */
+struct callback_head {
+	struct callback_head *next;
+	void (*func)(struct callback_head *head);
+} __attribute__((aligned(sizeof(void *))));
+#define rcu_head callback_head
+#define __rcu
+
 #undef __always_inline
 #undef __attribute_const__
 #define __always_inline		inline __attribute__((__always_inline__))

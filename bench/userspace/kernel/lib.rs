@@ -91,6 +91,12 @@ pub mod bindings {
         pub fn cpu_smt_mask(cpu: ffi::c_int) -> *const cpumask;
         #[link_name = "rust_helper_cpu_to_node"]
         pub fn cpu_to_node(cpu: ffi::c_int) -> ffi::c_int;
+        #[link_name = "rust_helper_node_distance"]
+        pub fn node_distance(from: ffi::c_int, to: ffi::c_int) -> ffi::c_int;
+        #[link_name = "rust_helper_rcu_read_lock"]
+        pub fn rcu_read_lock();
+        #[link_name = "rust_helper_rcu_read_unlock"]
+        pub fn rcu_read_unlock();
     }
 }
 
@@ -228,6 +234,15 @@ pub mod sync {
             }
         }
 
+        impl<T> Atomic<*mut T> {
+            /// `READ_ONCE()` of a pointer (`rust/helpers/atomic_ext.c`).
+            #[inline(always)]
+            pub fn load(&self, _: Relaxed) -> *mut T {
+                // SAFETY: a valid, aligned pointer (`&self`).
+                unsafe { bindings::atomic_ptr_read(self.0.get().cast()).cast_mut().cast() }
+            }
+        }
+
         impl<T> Atomic<*const T> {
             /// `READ_ONCE()` of a pointer (`rust/helpers/atomic_ext.c`).
             #[inline(always)]
@@ -235,6 +250,30 @@ pub mod sync {
                 // SAFETY: a valid, aligned pointer (`&self`).
                 unsafe { bindings::atomic_ptr_read(self.0.get().cast()).cast() }
             }
+        }
+    }
+
+    /// `kernel::sync::rcu`: the read-side guard, as the kernel's.
+    pub mod rcu {
+        use crate::bindings;
+
+        /// Evidence that the RCU read-side lock is held.
+        pub struct Guard(());
+
+        impl Drop for Guard {
+            #[inline]
+            fn drop(&mut self) {
+                // SAFETY: the guard holds the lock (`read_lock()`).
+                unsafe { bindings::rcu_read_unlock() };
+            }
+        }
+
+        /// Acquires the RCU read-side lock.
+        #[inline]
+        pub fn read_lock() -> Guard {
+            // SAFETY: no requirement.
+            unsafe { bindings::rcu_read_lock() };
+            Guard(())
         }
     }
 }

@@ -20,6 +20,7 @@
 #include <linux/numa.h>
 #include <linux/types.h>
 
+#include "ext/idle_pick.h"	/* struct scx_idle_node_order */
 #include "sparsemask.h"		/* struct sparsemask, SPARSEMASK_CHUNK_BYTES */
 #include "steal_search.h"	/* steal_from_fn, STEAL_* */
 
@@ -47,10 +48,9 @@ struct scx_idle_masks {
 
 /*
  * Where the idle masks and the node order are. idle.c fills it once, when
- * it allocates them at boot, and neither it nor the node order change
- * after that. Every bitmap has at least nr_cpus bits (nr_nodes for
- * @online_nodes); bits at and above nr_cpus are ignored. The masks are
- * written only with the picks' own rules.
+ * it allocates the masks at boot. Every bitmap has at least nr_cpus bits
+ * (nr_nodes for @online_nodes); bits at and above nr_cpus are ignored. The
+ * masks are written only with the picks' own rules.
  */
 struct scx_idle_topo {
 	unsigned int nr_cpus;			/* nr_cpu_ids */
@@ -60,18 +60,23 @@ struct scx_idle_topo {
 	const struct scx_idle_masks *nodes;
 	const unsigned long *online_nodes;	/* node_states[N_ONLINE] */
 	/*
-	 * [nr_nodes * nr_nodes]: row n lists every node by increasing
-	 * distance from n, ties by node id (scx_idle_node_order); NULL
-	 * without CONFIG_NUMA, where the picks do not walk across nodes
+	 * The pointer by which idle.c publishes the node order
+	 * (&scx_idle_node_order): with RCU, a table of nr_nodes * nr_nodes
+	 * entries whose row n lists every node by increasing distance from
+	 * n, ties by node id; NULL while there is none, when the walk goes by
+	 * node_distance(). @node_order itself is NULL without CONFIG_NUMA,
+	 * where the picks do not walk across nodes.
 	 */
-	const u16 *node_order;
+	struct scx_idle_node_order __rcu *const *node_order;
 };
 
 /*
  * A described machine, on which the tests and the benchmark run both
  * pickers: the masks and the node order of @topo, and in place of the
- * running system's cpu_smt_mask(), cpu_to_node() and lib/cpumask.c's
- * rotation cursor, the tables and the cursor below.
+ * running system's cpu_smt_mask(), cpu_to_node(), node_distance() and
+ * lib/cpumask.c's rotation cursor, the tables and the cursor below. Its
+ * node order (@topo.node_order points to its owner's pointer to it) is
+ * replaced only between picks, so the pickers read it without RCU.
  */
 struct scx_idle_machine {
 	struct scx_idle_topo topo;
@@ -84,7 +89,7 @@ struct scx_idle_machine {
 	/*
 	 * [nr_nodes * nr_nodes]: node_distance(from, to) at [from * nr + to],
 	 * from which sched_rust_idle_build_node_order() fills the node order
-	 * of @topo; the pickers do not read it
+	 * of @topo; the pickers read it only when the machine has no order
 	 */
 	const unsigned int *distance;
 	/* cpumask_any_and_distribute()'s cursor: the last CPU it chose */

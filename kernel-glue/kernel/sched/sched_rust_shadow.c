@@ -461,6 +461,13 @@ struct idle_shadow {
 	unsigned int stride;
 	struct cpumask *allowed;
 	unsigned int state;			/* SCX_IDLE_STATE_* of the call */
+	/*
+	 * The node order both copies walk: idle.c's, read once per check
+	 * under the lock (an RCU read-side section, interrupts being off),
+	 * so a rebuild meanwhile gives both the same table; NULL for none.
+	 */
+	struct scx_idle_node_order *order;
+	nodemask_t unvisited;			/* the walk without an order */
 };
 
 static struct idle_shadow *idle_shadow;
@@ -552,15 +559,11 @@ static const nodemask_t *idle_shadow_online_nodes(void *ctx)
 	return &node_states[N_ONLINE];
 }
 
-/* idle.c's node order itself, which neither picker writes. */
-static const u16 *idle_shadow_node_order(void *ctx, int node)
-{
-	return &idle_shadow_of(ctx)->topo[0].node_order[node * nr_node_ids];
-}
-
 static bool idle_shadow_test_and_clear_cpu(void *ctx, int cpu);
 static s32 idle_shadow_pick_in_node(void *ctx, const struct cpumask *cpus_allowed,
 				    int node, u64 flags);
+static s32 idle_shadow_pick_from_online_nodes(void *ctx, const struct cpumask *cpus_allowed,
+					      int node, u64 flags);
 
 static const struct scx_idle_pick_ops idle_shadow_ops = {
 	.smt_active		= idle_shadow_smt_active,
@@ -572,9 +575,9 @@ static const struct scx_idle_pick_ops idle_shadow_ops = {
 	.any_and_distribute	= idle_shadow_any_and_distribute,
 	.nr_nodes		= idle_shadow_nr_node_ids,
 	.online_nodes		= idle_shadow_online_nodes,
-	.node_order		= idle_shadow_node_order,
 	.test_and_clear_cpu	= idle_shadow_test_and_clear_cpu,
 	.pick_in_node		= idle_shadow_pick_in_node,
+	.pick_from_online_nodes	= idle_shadow_pick_from_online_nodes,
 };
 
 static bool idle_shadow_test_and_clear_cpu(void *ctx, int cpu)
@@ -586,6 +589,33 @@ static s32 idle_shadow_pick_in_node(void *ctx, const struct cpumask *cpus_allowe
 				    int node, u64 flags)
 {
 	return __pick_idle_cpu_in_node(&idle_shadow_ops, ctx, cpus_allowed, node, flags);
+}
+
+/*
+ * idle.c's pick_idle_cpu_from_online_nodes(), on C's copy: the order read
+ * for this check, or for_each_node_numadist() without one.
+ */
+static s32 idle_shadow_pick_from_online_nodes(void *ctx, const struct cpumask *cpus_allowed,
+					      int node, u64 flags)
+{
+	struct idle_shadow *s = idle_shadow_of(ctx);
+	s32 cpu = -EBUSY;
+
+	if (!s->topo[0].node_order)		/* !CONFIG_NUMA */
+		return -EBUSY;
+	if (s->order)
+		return __pick_idle_cpu_in_node_order(&idle_shadow_ops, ctx,
+						     &s->order->order[node * nr_node_ids],
+						     cpus_allowed, node, flags);
+
+	nodes_copy(s->unvisited, node_states[N_ONLINE]);
+	node_clear(node, s->unvisited);
+	for_each_node_numadist(node, s->unvisited) {
+		cpu = idle_shadow_pick_in_node(ctx, cpus_allowed, node, flags);
+		if (cpu >= 0)
+			break;
+	}
+	return cpu;
 }
 
 static void idle_shadow_copy_bits(unsigned long *dst, const unsigned long *src,
@@ -604,8 +634,11 @@ static void idle_shadow_snapshot(struct idle_shadow *s, const struct scx_idle_to
 {
 	int node, copy;
 
+	/* Under the lock with interrupts off: an RCU read-side section. */
+	s->order = topo->node_order ? rcu_dereference_sched(*topo->node_order) : NULL;
 	for (copy = 0; copy < 2; copy++)
-		s->topo[copy].node_order = topo->node_order;
+		s->topo[copy].node_order = topo->node_order ?
+			(struct scx_idle_node_order __rcu *const *)&s->order : NULL;
 	for (node = 0; node < nr_node_ids; node++) {
 		const struct scx_idle_masks *live = &topo->nodes[node];
 

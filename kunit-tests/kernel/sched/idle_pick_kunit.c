@@ -56,7 +56,12 @@ struct machine {
 	int cpu_node[MAX_CPUS];
 	nodemask_t online;
 	unsigned int distance[MAX_NODES * MAX_NODES];
-	u16 order[MAX_NODES * MAX_NODES];
+	/*
+	 * The node order, MAX_NODES^2 entries, which @published points to as
+	 * idle.c's scx_idle_node_order does, or NULL for none
+	 */
+	struct scx_idle_node_order *table;
+	struct scx_idle_node_order *published;
 	/* [copy][nr_nodes + 1]: index MAX_NODES is the global pair */
 	unsigned long cpu[2][MAX_NODES + 1][WORDS];
 	unsigned long smt[2][MAX_NODES + 1][WORDS];
@@ -99,7 +104,7 @@ static void machine_views(struct machine *m)
 				.global = { m->cpu[c][MAX_NODES], m->smt[c][MAX_NODES] },
 				.nodes = m->nodes[c],
 				.online_nodes = nodes_addr(m->online),
-				.node_order = m->order,
+				.node_order = &m->published,
 			},
 			.smt_siblings = m->sibling_ptrs,
 			.cpu_node = m->cpu_node,
@@ -117,9 +122,15 @@ static void machine_build(struct kunit *test, struct machine *m,
 			  unsigned int nodes, unsigned int cores,
 			  unsigned int threads, unsigned int idle_pct)
 {
+	struct scx_idle_node_order *table = m->table;
 	unsigned int cpu, o, n, to;
 
 	memset(m, 0, sizeof(*m));
+	/* One table per machine, for every build. */
+	m->table = table ?: kunit_kzalloc(test, struct_size(table, order, MAX_NODES * MAX_NODES),
+					  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->table);
+	m->published = m->table;
 	m->nr_nodes = nodes;
 	m->threads = threads;
 	m->nr_cpus = nodes * cores * threads;
@@ -142,7 +153,7 @@ static void machine_build(struct kunit *test, struct machine *m,
 			m->distance[n * nodes + to] = n == to ? 10 : 11 + rand_below(30);
 	}
 	KUNIT_ASSERT_TRUE(test, sched_rust_idle_build_node_order(m->distance, nodes,
-								 m->order));
+								 m->table->order));
 
 	/* Idle CPUs in their node's masks and in the global ones. */
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
@@ -304,6 +315,70 @@ static void idle_pick_random(struct kunit *test)
 }
 
 /*
+ * The node order follows the topology. On random machines of 2 to 32
+ * nodes, picks from every node agree (C with the order or as upstream
+ * walks, and Rust); then the distances and the online nodes change and the
+ * order is built again, as idle.c does when the scheduler rebuilds its NUMA
+ * topology, and every pick after that agrees with upstream's walk over the
+ * new distances; then the order is withdrawn, as idle.c does when it has
+ * no memory for a new one, and both pickers walk by distance, still as
+ * upstream does. A stale order fails the second phase.
+ */
+static void idle_pick_topology_change(struct kunit *test)
+{
+	struct machine *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	unsigned long *allowed = kunit_kcalloc(test, WORDS, sizeof(long), GFP_KERNEL);
+	unsigned int i, phase, n, to, picks = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_NOT_NULL(test, allowed);
+	if (max_nodes() < 2)
+		kunit_skip(test, "one node: no walk across nodes");
+	prandom_seed_state(&rnd, 0xd157a9ce);
+
+	for (i = 0; i < 300; i++) {
+		unsigned int nodes = 2 + rand_below(min(max_nodes(), max_cpus() / 2) - 1);
+		unsigned int threads = 1 + rand_below(min(2U, max_cpus() / nodes));
+		unsigned int cores = 1 + rand_below(min(max_cpus() / (nodes * threads), 2U));
+		unsigned int cursor = rand_below(nodes * cores * threads);
+
+		machine_build(test, m, nodes, cores, threads, 30 + rand_below(71));
+		for (phase = 0; phase < 3; phase++) {
+			if (phase == 1) {
+				for (n = 0; n < nodes; n++) {
+					for (to = 0; to < nodes; to++)
+						m->distance[n * nodes + to] =
+							n == to ? 10 : 11 + rand_below(30);
+					if (!n || rand_below(3))
+						continue;
+					if (node_isset(n, m->online))
+						node_clear(n, m->online);
+					else
+						node_set(n, m->online);
+				}
+				KUNIT_ASSERT_TRUE(test, sched_rust_idle_build_node_order(
+						m->distance, nodes, m->table->order));
+			} else if (phase == 2) {
+				m->published = NULL;
+			}
+			for (n = 0; n < nodes; n++) {
+				unsigned int state = SCX_IDLE_STATE_PER_NODE |
+					(rand_below(2) ? SCX_IDLE_STATE_SMT_ACTIVE : 0);
+
+				random_allowed(m, allowed);
+				/* The start node's CPUs busy: the walk must go on. */
+				if (rand_below(2))
+					bitmap_clear(allowed, n * cores * threads, cores * threads);
+				pick_both(test, m, PICK_ALL_NODES, allowed, n, rand_below(2),
+					  state, &cursor, 0);
+				picks++;
+			}
+		}
+	}
+	kunit_info(test, "%u picks across topology changes agree", picks);
+}
+
+/*
  * The machines' rotation against lib/cpumask.c's: on random masks of this
  * system's CPUs, from a random cursor, idle_machine_distribute() (which the
  * C picks on machines use, and which the Rust picks match in the cases
@@ -392,7 +467,7 @@ static struct machine *edge_machine(struct kunit *test, u32 seed,
 	}
 	for (n = 0; n < 9; n++)
 		m->distance[n] = n % 4 ? 20 : 10;
-	KUNIT_ASSERT_TRUE(test, sched_rust_idle_build_node_order(m->distance, 3, m->order));
+	KUNIT_ASSERT_TRUE(test, sched_rust_idle_build_node_order(m->distance, 3, m->table->order));
 	nodes_clear(m->online);
 	for (n = 0; n < 3; n++)
 		node_set(n, m->online);
@@ -417,10 +492,10 @@ static void idle_pick_edges(struct kunit *test)
 	__set_bit(0, m->siblings[1]);
 	m->distance[1] = 30;
 	m->distance[2] = 20;
-	KUNIT_ASSERT_TRUE(test, sched_rust_idle_build_node_order(m->distance, 3, m->order));
-	KUNIT_EXPECT_EQ(test, m->order[0], 0);
-	KUNIT_EXPECT_EQ(test, m->order[1], 2);
-	KUNIT_EXPECT_EQ(test, m->order[2], 1);
+	KUNIT_ASSERT_TRUE(test, sched_rust_idle_build_node_order(m->distance, 3, m->table->order));
+	KUNIT_EXPECT_EQ(test, m->table->order[0], 0);
+	KUNIT_EXPECT_EQ(test, m->table->order[1], 2);
+	KUNIT_EXPECT_EQ(test, m->table->order[2], 1);
 
 	/* Empty allowed mask: -EBUSY everywhere, nothing written. */
 	pick_both(test, m, PICK_ALL_NODES, allowed, 0, 0, smt_node, &cursor, 0);
@@ -847,6 +922,7 @@ static struct kunit_case idle_pick_cases[] = {
 	KUNIT_CASE(idle_pick_rotation),
 #ifdef CONFIG_NUMA
 	KUNIT_CASE(idle_pick_edges),
+	KUNIT_CASE(idle_pick_topology_change),
 	KUNIT_CASE(idle_pick_after_enable),
 	KUNIT_CASE(idle_pick_odd_input),
 #endif

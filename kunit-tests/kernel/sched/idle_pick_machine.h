@@ -115,17 +115,12 @@ static inline unsigned int idle_machine_nr_node_ids(void *ctx)
 	return idle_machine(ctx)->mach->topo.nr_nodes;
 }
 
-/* The machine's row of @node in its node order. */
-static inline const u16 *idle_machine_node_order(void *ctx, int node)
-{
-	const struct scx_idle_machine *mach = idle_machine(ctx)->mach;
-
-	return &mach->topo.node_order[node * mach->topo.nr_nodes];
-}
-
 static inline bool idle_machine_test_and_clear_cpu(void *ctx, int cpu);
 static inline s32 idle_machine_pick_in_node(void *ctx, const struct cpumask *cpus_allowed,
 					    int node, u64 flags);
+static inline s32 idle_machine_pick_from_online_nodes(void *ctx,
+						      const struct cpumask *cpus_allowed,
+						      int node, u64 flags);
 
 static const struct scx_idle_pick_ops idle_machine_ops = {
 	.smt_active		= idle_machine_smt_active,
@@ -137,9 +132,9 @@ static const struct scx_idle_pick_ops idle_machine_ops = {
 	.any_and_distribute	= idle_machine_any_and_distribute,
 	.nr_nodes		= idle_machine_nr_node_ids,
 	.online_nodes		= idle_machine_online_nodes,
-	.node_order		= idle_machine_node_order,
 	.test_and_clear_cpu	= idle_machine_test_and_clear_cpu,
 	.pick_in_node		= idle_machine_pick_in_node,
+	.pick_from_online_nodes	= idle_machine_pick_from_online_nodes,
 };
 
 /* scx_idle_test_and_clear_cpu() on the machine. */
@@ -155,38 +150,22 @@ static inline s32 idle_machine_pick_in_node(void *ctx, const struct cpumask *cpu
 	return __pick_idle_cpu_in_node(&idle_machine_ops, ctx, cpus_allowed, node, flags);
 }
 
-/* scx_pick_idle_cpu() on the machine. */
-static inline s32 idle_machine_pick(struct idle_machine *m, const unsigned long *allowed,
-				    int node, u64 flags)
-{
-	return __scx_pick_idle_cpu(&idle_machine_ops, m, to_cpumask(allowed), node, flags);
-}
-
 /*
- * scx_pick_idle_cpu() on the machine as upstream (7.3) has it, before
- * idle.c cached the order of nodes: for_each_node_numadist() over a copy of the
- * online nodes, the nearest unvisited node each time, by the machine's
- * distances (nearest_node_nodemask(): ties by node id). It is O(N^2) per
- * pick in the number of nodes, the cached order's walk O(N). The KUnit
- * suite checks that both give the same answers; the benchmark's
- * "nodemask walk" rows measure what the cache saves.
+ * for_each_node_numadist() over a copy of the online nodes, from @node by
+ * the machine's distances: the nearest unvisited node each time
+ * (nearest_node_nodemask(): ties by node id). It is O(N^2) per pick in the
+ * number of nodes, the node order's walk O(N). idle.c walks so while it
+ * has no node order (no memory for one), and upstream (7.3) always does.
  */
-static inline s32 idle_machine_pick_numadist(struct idle_machine *m,
-					     const unsigned long *allowed,
-					     int node, u64 flags)
+static inline s32 idle_machine_pick_numadist_from(void *ctx, const struct cpumask *cpus_allowed,
+						  int node, u64 flags)
 {
-	const struct scx_idle_machine *mach = m->mach;
-	const struct cpumask *cpus_allowed = to_cpumask(allowed);
+	const struct scx_idle_machine *mach = idle_machine(ctx)->mach;
 	nodemask_t unvisited;
-	s32 cpu;
+	s32 cpu = -EBUSY;
 
-	cpu = idle_machine_pick_in_node(m, cpus_allowed, node, flags);
-	if (cpu >= 0 || node == NUMA_NO_NODE || flags & SCX_PICK_IDLE_IN_NODE)
-		return cpu;
-
-	nodes_copy(unvisited, *idle_machine_online_nodes(m));
+	nodes_copy(unvisited, *idle_machine_online_nodes(ctx));
 	node_clear(node, unvisited);
-	cpu = -EBUSY;
 	for (;;) {
 		int n, near = MAX_NUMNODES, dist, min_dist = INT_MAX;
 
@@ -199,12 +178,59 @@ static inline s32 idle_machine_pick_numadist(struct idle_machine *m,
 		}
 		if (near >= MAX_NUMNODES)
 			break;
-		cpu = idle_machine_pick_in_node(m, cpus_allowed, near, flags);
+		cpu = idle_machine_pick_in_node(ctx, cpus_allowed, near, flags);
 		if (cpu >= 0)
 			break;
 		node_clear(near, unvisited);
 	}
 	return cpu;
+}
+
+/*
+ * pick_idle_cpu_from_online_nodes() on the machine: its node order, which
+ * its owner replaces only between picks, or the walk above without one.
+ */
+static inline s32 idle_machine_pick_from_online_nodes(void *ctx,
+						      const struct cpumask *cpus_allowed,
+						      int node, u64 flags)
+{
+	const struct scx_idle_machine *mach = idle_machine(ctx)->mach;
+	const struct scx_idle_node_order *table;
+
+	if (!mach->topo.node_order)	/* no walk across nodes, as !CONFIG_NUMA */
+		return -EBUSY;
+	table = READ_ONCE(*mach->topo.node_order);
+	if (!table)
+		return idle_machine_pick_numadist_from(ctx, cpus_allowed, node, flags);
+	return __pick_idle_cpu_in_node_order(&idle_machine_ops, ctx,
+					     &table->order[node * mach->topo.nr_nodes],
+					     cpus_allowed, node, flags);
+}
+
+/* scx_pick_idle_cpu() on the machine. */
+static inline s32 idle_machine_pick(struct idle_machine *m, const unsigned long *allowed,
+				    int node, u64 flags)
+{
+	return __scx_pick_idle_cpu(&idle_machine_ops, m, to_cpumask(allowed), node, flags);
+}
+
+/*
+ * scx_pick_idle_cpu() on the machine as upstream (7.3) has it, before
+ * idle.c kept an order of nodes: the walk above. The KUnit suite checks
+ * that both give the same answers; the benchmark's "nodemask walk" rows
+ * measure what the order saves.
+ */
+static inline s32 idle_machine_pick_numadist(struct idle_machine *m,
+					     const unsigned long *allowed,
+					     int node, u64 flags)
+{
+	const struct cpumask *cpus_allowed = to_cpumask(allowed);
+	s32 cpu;
+
+	cpu = idle_machine_pick_in_node(m, cpus_allowed, node, flags);
+	if (cpu >= 0 || node == NUMA_NO_NODE || flags & SCX_PICK_IDLE_IN_NODE)
+		return cpu;
+	return idle_machine_pick_numadist_from(m, cpus_allowed, node, flags);
 }
 
 #endif /* _KERNEL_SCHED_IDLE_PICK_MACHINE_H */

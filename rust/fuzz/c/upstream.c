@@ -40,7 +40,8 @@ struct c_idle {
 	unsigned long siblings[NR_CPUS][ORACLE_WORDS];
 	const unsigned long *sibling_ptrs[NR_CPUS];
 	unsigned int *distance;
-	u16 *order;				/* [nr_nodes * nr_nodes] */
+	/* order[nr_nodes * nr_nodes]; topo.node_order points here */
+	struct scx_idle_node_order *table;
 	nodemask_t online;
 	struct scx_idle_masks *nodes;		/* [nr_nodes] */
 	/* [nr_nodes + 1]: the last set is the global one (NUMA_NO_NODE) */
@@ -65,14 +66,14 @@ void c_idle_free(struct c_idle *m)
 		free(m->smt);
 		free(m->nodes);
 		free(m->distance);
-		free(m->order);
+		free(m->table);
 		free(m);
 	}
 }
 
 /*
  * Row n of @order: the @nr nodes by (@distance[n * nr + node], node), as
- * idle.c's scx_idle_init_node_order() sorts them, here by insertion (a
+ * idle.c's scx_idle_update_node_order() sorts them, here by insertion (a
  * machine has a few nodes), independently of the Rust build_node_order().
  */
 static void c_idle_sort_nodes(u16 *order, const unsigned int *distance, unsigned int nr)
@@ -116,8 +117,9 @@ struct c_idle *c_idle_new(unsigned int nr_cpus, unsigned int nr_nodes,
 	m->smt = calloc(nr_nodes + 1, sizeof(*m->smt));
 	m->nodes = calloc(nr_nodes, sizeof(*m->nodes));
 	m->distance = calloc(nr_nodes * nr_nodes, sizeof(*m->distance));
-	m->order = calloc(nr_nodes * nr_nodes, sizeof(*m->order));
-	if (!m->cpu || !m->smt || !m->nodes || !m->distance || !m->order) {
+	m->table = calloc(1, sizeof(*m->table) +
+			  nr_nodes * nr_nodes * sizeof(m->table->order[0]));
+	if (!m->cpu || !m->smt || !m->nodes || !m->distance || !m->table) {
 		c_idle_free(m);
 		return NULL;
 	}
@@ -127,7 +129,7 @@ struct c_idle *c_idle_new(unsigned int nr_cpus, unsigned int nr_nodes,
 		m->sibling_ptrs[i] = m->siblings[i];
 	}
 	memcpy(m->distance, distance, nr_nodes * nr_nodes * sizeof(*distance));
-	c_idle_sort_nodes(m->order, m->distance, nr_nodes);
+	c_idle_sort_nodes(m->table->order, m->distance, nr_nodes);
 	for (i = 0; i < nr_nodes; i++)
 		if (online[i])
 			node_set(i, m->online);
@@ -142,7 +144,7 @@ struct c_idle *c_idle_new(unsigned int nr_cpus, unsigned int nr_nodes,
 			.nr_cpus = nr_cpus, .nr_nodes = nr_nodes,
 			.global = { m->cpu[nr_nodes], m->smt[nr_nodes] },
 			.nodes = m->nodes, .online_nodes = nodes_addr(m->online),
-			.node_order = m->order,
+			.node_order = &m->table,
 		},
 		.smt_siblings = m->sibling_ptrs, .cpu_node = m->cpu_node,
 		.distance = m->distance, .cursor = &m->cursor,

@@ -157,6 +157,9 @@ pub struct Topo {
     /// The node order of `m.distance` ([`build_node_order`]), as idle.c
     /// caches it: row `n` at `[n * nr_nodes]`.
     pub order: Vec<u16>,
+    /// Whether the order is published: false stands for idle.c without
+    /// one (no memory for it), when the walk goes by `m.distance`.
+    pub ordered: bool,
     /// The rotation's cursor: 0 at first, as the model's; only ever set
     /// to a CPU below `nr_cpus`.
     pub cursor: Cursor,
@@ -175,6 +178,7 @@ impl Topo {
                 assert!(build_node_order(&m.distance, n as u32, &mut order));
                 order
             },
+            ordered: true,
             cursor: Cursor::new(0),
             m: m.clone(),
         }
@@ -215,10 +219,20 @@ impl Topology for Topo {
     fn online_nodes(&self) -> &Bits {
         &self.online
     }
-    fn node_order(&self, node: u32) -> Option<&[u16]> {
+    fn nr_nodes(&self) -> u32 {
+        self.m.nr_nodes as u32
+    }
+    fn node_distance(&self, from: u32, to: u32) -> u32 {
         let n = self.m.nr_nodes;
-        let start = (node as usize).checked_mul(n)?;
-        self.order.get(start..start.checked_add(n)?)
+        self.m.distance[from as usize * n + to as usize]
+    }
+    fn with_node_order<R>(&self, node: u32, walk: impl FnOnce(Option<&[u16]>) -> R) -> R {
+        if !self.ordered {
+            return walk(None);
+        }
+        let n = self.m.nr_nodes;
+        let start = node as usize * n;
+        walk(Some(self.order.get(start..start + n).unwrap_or(&[])))
     }
 }
 
@@ -260,8 +274,14 @@ impl<T: Topology> Topology for OnCpu<'_, T> {
     fn online_nodes(&self) -> &Bits {
         self.inner.online_nodes()
     }
-    fn node_order(&self, node: u32) -> Option<&[u16]> {
-        self.inner.node_order(node)
+    fn nr_nodes(&self) -> u32 {
+        self.inner.nr_nodes()
+    }
+    fn node_distance(&self, from: u32, to: u32) -> u32 {
+        self.inner.node_distance(from, to)
+    }
+    fn with_node_order<R>(&self, node: u32, walk: impl FnOnce(Option<&[u16]>) -> R) -> R {
+        self.inner.with_node_order(node, walk)
     }
 }
 

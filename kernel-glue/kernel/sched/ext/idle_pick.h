@@ -6,7 +6,7 @@
  * node, or in one global pair (kernel/sched/ext/idle.c). A CPU is claimed by
  * clearing it from its idle mask; a pick finds an idle CPU in one node,
  * preferring wholly idle SMT cores, and may go on to the other nodes by
- * increasing distance, in the order idle.c caches for each node.
+ * increasing distance, in the order idle.c keeps for each node.
  *
  * The bodies of those functions live here, and read the system through a
  * struct scx_idle_pick_ops. idle.c includes them with a constant table of
@@ -24,6 +24,16 @@
 #include <linux/nodemask.h>
 #include <linux/numa.h>
 #include <linux/types.h>
+
+/*
+ * The order of the walk across nodes (idle.c's scx_idle_node_order, which
+ * publishes it with RCU): for each node n, every node by increasing
+ * distance from n, ties by node id, at order[n * nr_node_ids].
+ */
+struct scx_idle_node_order {
+	struct rcu_head	rcu;
+	u16		order[];
+};
 
 enum scx_pick_idle_cpu_flags {
 	SCX_PICK_IDLE_CORE	= 1LLU << 0,	/* pick a CPU whose SMT siblings are also idle */
@@ -43,10 +53,11 @@ enum scx_pick_idle_cpu_flags {
  * @any_and_distribute: cpumask_any_and_distribute()
  * @nr_nodes:           nr_node_ids
  * @online_nodes:       node_states[N_ONLINE]
- * @node_order:         every node by increasing distance from @node, ties by
- *                      node id: @nr_nodes entries (scx_idle_node_order)
  * @test_and_clear_cpu: scx_idle_test_and_clear_cpu()
  * @pick_in_node:       pick_idle_cpu_in_node()
+ * @pick_from_online_nodes: pick_idle_cpu_from_online_nodes(), which finds
+ *                      the node order (or walks without one) and calls
+ *                      __pick_idle_cpu_in_node_order()
  *
  * Each is called with the @ctx its caller was given (NULL for the running
  * system). @nr_cpus and @nr_nodes are not named after nr_cpu_ids and
@@ -64,10 +75,11 @@ struct scx_idle_pick_ops {
 					   const struct cpumask *src2p);
 	unsigned int (*nr_nodes)(void *ctx);
 	const nodemask_t *(*online_nodes)(void *ctx);
-	const u16 *(*node_order)(void *ctx, int node);
 	bool (*test_and_clear_cpu)(void *ctx, int cpu);
 	s32 (*pick_in_node)(void *ctx, const struct cpumask *cpus_allowed,
 			    int node, u64 flags);
+	s32 (*pick_from_online_nodes)(void *ctx, const struct cpumask *cpus_allowed,
+				      int node, u64 flags);
 };
 
 static __always_inline bool
@@ -135,16 +147,15 @@ found:
 		goto retry;
 }
 
-#ifdef CONFIG_NUMA
 /*
- * Search for an idle CPU across all nodes, excluding @node.
+ * Search for an idle CPU across all nodes, excluding @node, in @order:
+ * @node's row of the node order.
  */
 static __always_inline s32
-__pick_idle_cpu_from_online_nodes(const struct scx_idle_pick_ops *ops, void *ctx,
-				  const struct cpumask *cpus_allowed, int node,
-				  u64 flags)
+__pick_idle_cpu_in_node_order(const struct scx_idle_pick_ops *ops, void *ctx,
+			      const u16 *order, const struct cpumask *cpus_allowed,
+			      int node, u64 flags)
 {
-	const u16 *order = ops->node_order(ctx, node);
 	s32 cpu = -EBUSY;
 	int i;
 
@@ -169,15 +180,6 @@ __pick_idle_cpu_from_online_nodes(const struct scx_idle_pick_ops *ops, void *ctx
 
 	return cpu;
 }
-#else
-static __always_inline s32
-__pick_idle_cpu_from_online_nodes(const struct scx_idle_pick_ops *ops, void *ctx,
-				  const struct cpumask *cpus_allowed, int node,
-				  u64 flags)
-{
-	return -EBUSY;
-}
-#endif
 
 /*
  * Find an idle CPU in the system, starting from @node.
@@ -208,7 +210,7 @@ __scx_pick_idle_cpu(const struct scx_idle_pick_ops *ops, void *ctx,
 	/*
 	 * Extend the search to the other online nodes.
 	 */
-	return __pick_idle_cpu_from_online_nodes(ops, ctx, cpus_allowed, node, flags);
+	return ops->pick_from_online_nodes(ctx, cpus_allowed, node, flags);
 }
 
 #endif /* _KERNEL_SCHED_EXT_IDLE_PICK_H */

@@ -31,15 +31,17 @@
 //! - [`pick`] searches the start node first, stops there for the global
 //!   masks or under [`PICK_IDLE_IN_NODE`], and otherwise goes on through
 //!   the other online nodes in increasing distance: idle.c's walk over its
-//!   cached order of nodes (`scx_idle_node_order`: by distance, ties by
-//!   node id, the order of `for_each_node_numadist()`), O(N) in the number
-//!   of nodes, as in C.
+//!   order of nodes (`scx_idle_node_order`: by distance, ties by node id,
+//!   the order of `for_each_node_numadist()`), O(N) in the number of
+//!   nodes, as in C. idle.c rebuilds that order when the scheduler rebuilds
+//!   its NUMA topology and publishes it with RCU; while it has none (no
+//!   memory for it), both walk the nodes by distance at each step, O(N²).
 //!
 //! The picker is a drop-in for idle.c's: for the same state it gives the
 //! same answer and leaves the same masks. Everything it reads of the system
 //! comes from its [`Topology`], which the kernel implements on the live
-//! system (`cpu_smt_mask()`, `cpu_to_node()`, the online nodes, idle.c's
-//! node order) and whose rotation is `cpumask_any_and_distribute()` itself, with
+//! system (`cpu_smt_mask()`, `cpu_to_node()`, `node_distance()`, the online
+//! nodes, idle.c's node order) and whose rotation is `cpumask_any_and_distribute()` itself, with
 //! lib/cpumask.c's per-CPU cursor; tests implement it on described machines,
 //! with [`distribute`], a transcription of that function over a cursor of
 //! their own.
@@ -122,11 +124,20 @@ pub trait Topology {
     fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32>;
     /// The online nodes (`node_states[N_ONLINE]`), one bit per node.
     fn online_nodes(&self) -> &Bits;
-    /// Every node of the machine by increasing distance from `node`, ties
-    /// by node id: `node`'s row of idle.c's `scx_idle_node_order`, as
-    /// [`build_node_order`] fills it. `None` for a node out of range or a
-    /// machine without an order (no walk across nodes).
-    fn node_order(&self, node: u32) -> Option<&[u16]>;
+    /// The number of node ids (`nr_node_ids`).
+    fn nr_nodes(&self) -> u32;
+    /// `node_distance(from, to)`, which only the walk without a node order
+    /// reads (a distance above `u32::MAX` cannot be; a negative one reads as
+    /// `u32::MAX`).
+    fn node_distance(&self, from: u32, to: u32) -> u32;
+    /// Calls `walk` with `node`'s row of the node order: every node of the
+    /// machine by increasing distance from `node`, ties by node id (idle.c's
+    /// `scx_idle_node_order`, as [`build_node_order`] fills it), valid for
+    /// the call (the running system holds the RCU read lock meanwhile); an
+    /// empty row for a node out of range or a machine that does not walk
+    /// across nodes (`!CONFIG_NUMA`). With `None` when the machine has no
+    /// order now: the walk then goes by [`Topology::node_distance`].
+    fn with_node_order<R>(&self, node: u32, walk: impl FnOnce(Option<&[u16]>) -> R) -> R;
 }
 
 /// The rotating start of the candidate search of [`distribute`], as the
@@ -421,8 +432,7 @@ fn pick_in_masks<T: Topology>(
 
 /// Searches every online node but `start`, nearest first:
 /// `pick_idle_cpu_from_online_nodes()`, over `start`'s row of the node
-/// order. A node is searched if it is online when the walk reaches it, as
-/// in C.
+/// order, or by distance while there is none.
 #[inline]
 fn pick_from_online_nodes<T: Topology>(
     topo: &T,
@@ -431,9 +441,24 @@ fn pick_from_online_nodes<T: Topology>(
     flags: u64,
     state: u32,
 ) -> i32 {
-    let Some(order) = topo.node_order(start) else {
-        return -EBUSY;
-    };
+    topo.with_node_order(start, |order| match order {
+        Some(order) => pick_in_node_order(topo, order, allowed, start, flags, state),
+        None => pick_by_distance(topo, allowed, start, flags, state),
+    })
+}
+
+/// Searches every online node of `order` but `start`:
+/// `__pick_idle_cpu_in_node_order()`. A node is searched if it is online
+/// when the walk reaches it, as in C.
+#[inline]
+fn pick_in_node_order<T: Topology>(
+    topo: &T,
+    order: &[u16],
+    allowed: &Bits,
+    start: u32,
+    flags: u64,
+    state: u32,
+) -> i32 {
     // Looked up at the first node other than `start`: a machine of one
     // node never needs it.
     let mut online = None;
@@ -451,6 +476,53 @@ fn pick_from_online_nodes<T: Topology>(
         }
     }
     -EBUSY
+}
+
+/// Searches every online node but `start` without a node order:
+/// `pick_idle_cpu_from_online_nodes_numadist()`, in the order of
+/// `for_each_node_numadist()`. That walk takes the nearest unvisited node
+/// at each step (`nearest_node_nodemask()`: ties by node id), which is the
+/// next node by (distance from `start`, node id); this one finds it by
+/// scanning every node for the smallest key above the last one, O(N²) per
+/// pick as C's, with no scratch nodemask. A node is searched if it is
+/// online when the walk reaches it, as with the order; C copies the online
+/// nodes when it starts, so only a node that goes online or offline during
+/// the walk may be seen otherwise.
+fn pick_by_distance<T: Topology>(
+    topo: &T,
+    allowed: &Bits,
+    start: u32,
+    flags: u64,
+    state: u32,
+) -> i32 {
+    let mut last: Option<(u32, u32)> = None;
+    loop {
+        let mut next: Option<(u32, u32)> = None;
+        for node in 0..topo.nr_nodes() {
+            if node == start {
+                continue;
+            }
+            let key = (topo.node_distance(start, node), node);
+            if last.is_some_and(|last| key <= last) {
+                continue;
+            }
+            if next.is_none_or(|next| key < next) {
+                next = Some(key);
+            }
+        }
+        // Each step's key is above the last one's: the walk ends.
+        let Some((_, node)) = next else {
+            return -EBUSY;
+        };
+        last = next;
+        if !test_bit(topo.online_nodes(), node) {
+            continue;
+        }
+        let cpu = pick_in_node(topo, allowed, Some(node), flags, state);
+        if cpu >= 0 {
+            return cpu;
+        }
+    }
 }
 
 /// Picks and claims an idle CPU of `allowed`, starting at `node`:

@@ -3,10 +3,11 @@
 //! Boundary of the sched_ext idle picker.
 //!
 //! The kernel's picker reads the running system as idle.c does: the idle
-//! masks and its cached order of nodes through `struct scx_idle_topo` of
-//! `kernel/sched/sched_rust.h` (pointers set once at boot), and everything
+//! masks and its order of nodes through `struct scx_idle_topo` of
+//! `kernel/sched/sched_rust.h` (pointers set once at boot; the order is
+//! idle.c's RCU-published table, dereferenced at each walk), and everything
 //! else live, through the C functions idle.c calls: `cpu_smt_mask()`,
-//! `cpu_to_node()` and `cpumask_any_and_distribute()`, whose per-CPU
+//! `cpu_to_node()`, `node_distance()` and `cpumask_any_and_distribute()`, whose per-CPU
 //! cursor it shares with every other caller on the CPU, as idle.c does.
 //! So for the same state both give the same answer, rotation included, and
 //! no copy of the topology can lag the live one. One call from C runs a
@@ -45,6 +46,7 @@ use kernel::{
         c_ulong, //
     },
     prelude::*,
+    sync::rcu,
 };
 
 // The C flags and the core's are the same bits, and its errno and node
@@ -80,8 +82,9 @@ impl<'a> Masks<'a> {
     /// `sched_rust.h` documents: every CPU bitmap has at least `nr_cpus`
     /// bits, `online_nodes` at least `nr_nodes`, `nodes` has `nr_nodes`
     /// entries (a node's masks are both NULL or both valid), `node_order`
-    /// is NULL or has `nr_nodes²` entries that are not written any more,
-    /// and all of them live at least as long as `'a`. C may write the words
+    /// is NULL or points to the pointer by which the node order is
+    /// published (see [`Masks::node_order_row`] for the table), and all of
+    /// them live at least as long as `'a`. C may write the words
     /// of the bitmaps meanwhile, as [`Masks::bits`] says.
     #[inline]
     unsafe fn new(topo: *const bindings::scx_idle_topo) -> Option<Self> {
@@ -176,21 +179,62 @@ impl<'a> Masks<'a> {
         unsafe { core::slice::from_raw_parts(online.cast::<Word>(), words) }
     }
 
-    /// `node`'s row of the node order: `nr_nodes` node ids, or `None` for
-    /// a node out of range or no order.
+    /// The node order at `published`, loaded as `rcu_dereference()` does:
+    /// `None` for no table. `Some` of a NULL pointer: not published at all
+    /// (no walk across nodes).
+    ///
+    /// # Safety
+    ///
+    /// `published` is NULL or points to an aligned pointer that C writes
+    /// only with `rcu_assign_pointer()`/`rcu_replace_pointer()` and that
+    /// lives for `'a`.
     #[inline]
-    fn node_order(&self, node: u32) -> Option<&'a [u16]> {
-        let (order, n) = (self.topo.node_order, self.topo.nr_nodes);
-        if order.is_null() || node >= n {
-            return None;
+    unsafe fn node_order(
+        &self,
+        published: *const *mut bindings::scx_idle_node_order,
+    ) -> Option<*const bindings::scx_idle_node_order> {
+        if published.is_null() {
+            return Some(core::ptr::null());
+        }
+        // SAFETY: an aligned pointer that lives for `'a` (the caller's
+        // contract), whose every other access is atomic: C stores it with
+        // `smp_store_release()` and loads it with `READ_ONCE()`
+        // (`rcu_dereference()`). `load(Relaxed)` is `READ_ONCE()`; on every
+        // architecture Rust supports, the address dependency of the reads
+        // of the table through it orders them after it, as in C.
+        let table = unsafe { Atomic::from_ptr(published.cast_mut()) }.load(Relaxed);
+        (!table.is_null()).then_some(table.cast_const())
+    }
+
+    /// `node`'s row of the node order `table`: `nr_nodes` node ids; empty
+    /// for a node out of range or a NULL `table`.
+    ///
+    /// # Safety
+    ///
+    /// `table` is NULL or points to a `struct scx_idle_node_order` whose
+    /// `order` has `nr_nodes²` entries, which nothing writes while `'b`
+    /// lasts (idle.c fills a table before it publishes it, and frees it an
+    /// RCU grace period after it replaces it).
+    #[inline]
+    unsafe fn node_order_row<'b>(
+        &self,
+        table: *const bindings::scx_idle_node_order,
+        node: u32,
+    ) -> &'b [u16] {
+        let n = self.topo.nr_nodes;
+        if table.is_null() || node >= n {
+            return &[];
         }
         // `node < n`: `node * n + n <= n²`, which fits a `usize` for the
         // table to exist.
         let row = (node as usize).wrapping_mul(n as usize);
-        // SAFETY: `node_order` has `nr_nodes²` entries (type invariant), of
-        // which the row is `[node * n, node * n + n)`; they are written
-        // once, before the view is made, and never after.
-        Some(unsafe { core::slice::from_raw_parts(order.add(row), n as usize) })
+        // SAFETY: `order` has `nr_nodes²` entries (the caller's contract), of
+        // which the row is `[node * n, node * n + n)`, not written while
+        // `'b` lasts.
+        unsafe {
+            let order = (&raw const (*table).order).cast::<u16>();
+            core::slice::from_raw_parts(order.add(row), n as usize)
+        }
     }
 }
 
@@ -269,8 +313,39 @@ impl Topology for System<'_> {
     }
 
     #[inline]
-    fn node_order(&self, node: u32) -> Option<&[u16]> {
-        self.0.node_order(node)
+    fn nr_nodes(&self) -> u32 {
+        self.0.topo.nr_nodes
+    }
+
+    fn node_distance(&self, from: u32, to: u32) -> u32 {
+        let n = self.0.topo.nr_nodes;
+        let (true, Ok(from), Ok(to)) = (
+            from < n && to < n,
+            c_int::try_from(from),
+            c_int::try_from(to),
+        ) else {
+            return u32::MAX;
+        };
+        // SAFETY: both are node ids below `nr_node_ids`, which
+        // `node_distance()` takes (the architectures' tables are
+        // `MAX_NUMNODES` wide or checked).
+        let distance = unsafe { bindings::node_distance(from, to) };
+        u32::try_from(distance).unwrap_or(u32::MAX)
+    }
+
+    #[inline]
+    fn with_node_order<R>(&self, node: u32, walk: impl FnOnce(Option<&[u16]>) -> R) -> R {
+        // As `pick_idle_cpu_from_online_nodes()`: the table is read under
+        // the RCU read lock, which the guard holds until `walk` returns.
+        let _guard = rcu::read_lock();
+        // SAFETY: `node_order` is NULL or points to idle.c's
+        // `scx_idle_node_order`, which C writes with `rcu_replace_pointer()`
+        // and which lives as long as the kernel (type invariant).
+        let table = unsafe { self.0.node_order(self.0.topo.node_order) };
+        // SAFETY: a published table has `nr_nodes²` entries, filled before
+        // it was published and freed only an RCU grace period after it is
+        // replaced, which cannot end while the guard is held.
+        walk(table.map(|table| unsafe { self.0.node_order_row(table, node) }))
     }
 }
 
@@ -448,9 +523,10 @@ pub mod machine {
         /// `'a` whose `topo` satisfies [`Masks::new`]'s contract,
         /// `smt_siblings` and `cpu_node` have `nr_cpus` entries (each
         /// sibling mask `nr_cpus` bits), and `cursor` is an `unsigned int`
-        /// that only pickers on this CPU use meanwhile. Only the entries of
-        /// `smt_siblings` and `cpu_node` may be rewritten meanwhile, with
-        /// `WRITE_ONCE()`.
+        /// that only pickers on this CPU use meanwhile; `distance` is NULL
+        /// or has `nr_nodes²` entries. Only the entries of `smt_siblings`
+        /// and `cpu_node` may be rewritten meanwhile, with `WRITE_ONCE()`;
+        /// the node order and its pointer only between picks.
         #[inline]
         unsafe fn new(m: *const bindings::scx_idle_machine) -> Option<Self> {
             // SAFETY: the caller's contract: NULL or a live machine.
@@ -521,8 +597,34 @@ pub mod machine {
         }
 
         #[inline]
-        fn node_order(&self, node: u32) -> Option<&[u16]> {
-            self.masks.node_order(node)
+        fn nr_nodes(&self) -> u32 {
+            self.m.topo.nr_nodes
+        }
+
+        fn node_distance(&self, from: u32, to: u32) -> u32 {
+            let (distance, n) = (self.m.distance, self.m.topo.nr_nodes);
+            if distance.is_null() || from >= n || to >= n {
+                return u32::MAX;
+            }
+            // `from, to < n`: the index is below `n²`, which fits a `usize`
+            // for the table to exist.
+            let at = (from as usize)
+                .wrapping_mul(n as usize)
+                .wrapping_add(to as usize);
+            // SAFETY: `distance` has `nr_nodes²` entries that are not
+            // written while pickers run (`Machine::new()`).
+            unsafe { *distance.add(at) }
+        }
+
+        #[inline]
+        fn with_node_order<R>(&self, node: u32, walk: impl FnOnce(Option<&[u16]>) -> R) -> R {
+            // SAFETY: `node_order` is NULL or points to the machine's
+            // pointer to its table, which its owner replaces only between
+            // picks (`Machine::new()`), so no RCU is needed.
+            let table = unsafe { self.masks.node_order(self.m.topo.node_order) };
+            // SAFETY: the machine's table has `nr_nodes²` entries, not
+            // written while pickers run (`Machine::new()`).
+            walk(table.map(|table| unsafe { self.masks.node_order_row(table, node) }))
         }
     }
 
@@ -656,6 +758,13 @@ mod tests {
     use super::machine::*;
     use super::*;
 
+    /// A `struct scx_idle_node_order` of two nodes: the same layout.
+    #[repr(C)]
+    struct Order {
+        rcu: bindings::callback_head,
+        order: [u16; 4],
+    }
+
     /// Two nodes of two 2-thread cores each: CPUs 0-3 on node 0, 4-7 on 1.
     struct Machine {
         cpu: [[c_ulong; 1]; 3],
@@ -664,7 +773,9 @@ mod tests {
         cpu_node: [c_int; 8],
         online: [c_ulong; 1],
         distance: [c_uint; 4],
-        order: [u16; 4],
+        order: Order,
+        /// Whether the machine publishes its order.
+        ordered: bool,
     }
 
     fn machine() -> Machine {
@@ -676,7 +787,14 @@ mod tests {
             cpu_node: [0, 0, 0, 0, 1, 1, 1, 1],
             online: [0x3],
             distance: [10, 20, 20, 10],
-            order: [0, 1, 1, 0],
+            order: Order {
+                rcu: bindings::callback_head {
+                    next: core::ptr::null_mut(),
+                    func: None,
+                },
+                order: [0, 1, 1, 0],
+            },
+            ordered: true,
         }
     }
 
@@ -690,6 +808,11 @@ mod tests {
                 .get(cpu / 2)
                 .map_or(core::ptr::null(), |s| s.as_ptr())
         });
+        let table: *mut bindings::scx_idle_node_order = if m.ordered {
+            (&raw mut m.order).cast()
+        } else {
+            core::ptr::null_mut()
+        };
         let [cpu0, cpu1, cpug] = &mut m.cpu;
         let [smt0, smt1, smtg] = &mut m.smt;
         let nodes = [
@@ -712,7 +835,7 @@ mod tests {
                 },
                 nodes: nodes.as_ptr(),
                 online_nodes: m.online.as_ptr(),
-                node_order: m.order.as_ptr(),
+                node_order: &table,
             },
             smt_siblings: siblings.as_ptr(),
             cpu_node: m.cpu_node.as_ptr(),
@@ -810,6 +933,28 @@ mod tests {
             }
         });
         assert_eq!(cursor, 5);
+        assert_eq!(m.cpu[1], [0]);
+    }
+
+    /// Without a node order (idle.c had no memory for one), the walk goes
+    /// by distance, to the same CPU.
+    #[test]
+    fn picks_spill_by_distance_without_an_order() {
+        let mut m = machine();
+        m.ordered = false;
+        let only_node1: [c_ulong; 1] = [0xf0];
+        let mut cursor: c_uint = 0;
+        with_view(&mut m, &mut cursor, |mach| {
+            let p = only_node1.as_ptr();
+            // SAFETY: as in `bad_input_claims_nothing`.
+            unsafe {
+                assert_eq!(sched_rust_idle_machine_pick(mach, p, 0, 0, SMT_NODE), 5);
+                assert_eq!(
+                    sched_rust_idle_machine_pick(mach, p, 0, 0, SMT_NODE),
+                    -EBUSY
+                );
+            }
+        });
         assert_eq!(m.cpu[1], [0]);
     }
 
