@@ -98,7 +98,8 @@ struct bench {
 	unsigned int cursor;			/* the machine's rotation cursor */
 	struct idle_machine machine;		/* idle.c's code on the machine */
 	unsigned int distance[MAX_NODES * MAX_NODES];
-	u16 order[MAX_NODES * MAX_NODES];
+	/* the node order, published at @order as idle.c publishes its own */
+	struct scx_idle_node_order *order;
 
 	/*
 	 * asym fit: a synthetic asym domain of all the CPUs, as in the
@@ -637,14 +638,15 @@ static void bench_init(struct bench *b, const struct topology *t)
 	for (n = 0; n < t->nodes; n++)
 		node_set(n, b->online);
 	bitmap_fill(b->allowed, t->cpus);
-	if (!sched_rust_idle_build_node_order(b->distance, t->nodes, b->order))
+	b->order = calloc(1, sizeof(*b->order) + t->nodes * t->nodes * sizeof(b->order->order[0]));
+	if (!b->order || !sched_rust_idle_build_node_order(b->distance, t->nodes, b->order->order))
 		exit(1);
 	b->mach = (struct scx_idle_machine) {
 		.topo = {
 			.nr_cpus = t->cpus, .nr_nodes = t->nodes,
 			.global = { b->cpu[MAX_NODES], b->smtm[MAX_NODES] },
 			.nodes = b->nodes, .online_nodes = nodes_addr(b->online),
-			.node_order = b->order,
+			.node_order = &b->order,
 		},
 		.smt_siblings = b->sibling_ptrs, .cpu_node = b->cpu_node,
 		.distance = b->distance,

@@ -198,7 +198,7 @@ static void bench_smt_init(void) { }
  * small guest): else the rows are left out, and the table says so.
  * "miss": no CPU is idle, so each pick searches every node, the case the
  * per-node masks make costlier under load; both pickers walk the nodes in
- * the machine's cached order (O(N)), as idle.c does.
+ * the machine's order (O(N)), as idle.c does.
  * "hit": one CPU of the node farthest from the start is idle; it is
  * claimed, then given back, so every pick walks to it.
  */
@@ -219,7 +219,8 @@ struct idle_bench {
 	nodemask_t online;
 	unsigned long allowed[IDLE_WORDS];
 	unsigned int distance[IDLE_NODES_MAX * IDLE_NODES_MAX];
-	u16 order[IDLE_NODES_MAX * IDLE_NODES_MAX];
+	/* the node order, published at @order as idle.c publishes its own */
+	struct scx_idle_node_order *order;
 	unsigned int cursor;
 	struct idle_machine machine;	/* idle.c's code on it */
 };
@@ -247,7 +248,9 @@ static struct idle_bench *idle_bench_alloc(unsigned int nodes)
 			b->distance[n * nodes + to] = 10 + 10 * abs((int)n - (int)to);
 	}
 	bitmap_fill(b->allowed, nr_cpus);
-	if (!sched_rust_idle_build_node_order(b->distance, nodes, b->order)) {
+	b->order = kzalloc(struct_size(b->order, order, nodes * nodes), GFP_KERNEL);
+	if (!b->order || !sched_rust_idle_build_node_order(b->distance, nodes, b->order->order)) {
+		kfree(b->order);
 		kfree(b);
 		return NULL;
 	}
@@ -256,7 +259,7 @@ static struct idle_bench *idle_bench_alloc(unsigned int nodes)
 			.nr_cpus = nr_cpus, .nr_nodes = nodes,
 			.global = { b->cpu[IDLE_NODES_MAX], b->smt[IDLE_NODES_MAX] },
 			.nodes = b->nodes, .online_nodes = nodes_addr(b->online),
-			.node_order = b->order,
+			.node_order = &b->order,
 		},
 		.smt_siblings = b->sibling_ptrs, .cpu_node = b->cpu_node,
 		.distance = b->distance, .cursor = &b->cursor,

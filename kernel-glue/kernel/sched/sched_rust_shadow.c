@@ -251,12 +251,8 @@ static struct asym_shadow_copy *asym_shadow_recording(void)
 	return copy;
 }
 
-bool sched_rust_shadow_scan_recording(void)
-{
-	return asym_shadow_recording();
-}
-
-void sched_rust_shadow_scan_seen(int cpu, bool idle, const struct asym_cpu_view *view)
+void sched_rust_shadow_scan_seen(int cpu, bool idle, unsigned int want,
+				 const struct asym_cpu_view *view)
 {
 	struct asym_shadow_copy *copy = asym_shadow_recording();
 	struct asym_machine_cpu *c;
@@ -272,8 +268,18 @@ void sched_rust_shadow_scan_seen(int cpu, bool idle, const struct asym_cpu_view 
 	__set_bit(cpu, copy->seen);
 	c = asym_machine_chunks_cpu(copy->chunks, cpu);
 	c->idle = idle;
-	if (idle)
-		c->view = *view;
+	c->fields = 0;
+	if (!idle)
+		return;
+	/* What the scan read, and no more: C's replay may read no other. */
+	c->view = (struct asym_cpu_view) { .capacity = view->capacity };
+	if (want & ASYM_VIEW_UCLAMP) {
+		c->view.capacity_orig = view->capacity_orig;
+		c->view.actual_capacity = view->actual_capacity;
+	}
+	if (want & ASYM_VIEW_CORE)
+		c->view.core_idle = view->core_idle;
+	c->fields = want & (ASYM_VIEW_UCLAMP | ASYM_VIEW_CORE);
 }
 
 void sched_rust_shadow_scan_end(const struct asym_fit_task *task,
@@ -293,7 +299,7 @@ void sched_rust_shadow_scan_end(const struct asym_fit_task *task,
 	checked = !copy->outside && asym_scan_fits_copy(scan);
 	if (checked) {
 		asym_machine_reset(&m);
-		c_cpu = asym_machine_select_idle_capacity(&m, task, scan);
+		c_cpu = asym_machine_replay_select_idle_capacity(&m, task, scan);
 		differs = c_cpu != rust_cpu || m.cleared != rust_cleared ||
 			  m.unknown || m.nr_seen != rust_seen;
 	}
@@ -310,7 +316,7 @@ void sched_rust_shadow_scan_end(const struct asym_fit_task *task,
 		  scan->target, task->util, task->uclamp_min, task->uclamp_max,
 		  task->uclamp_used, scan->nr_idle_scan, scan->sis_util,
 		  scan->has_idle_core, scan->nbits, scan->cpus, c_cpu, m.cleared,
-		  m.nr_seen, m.unknown ? " (one the Rust scan did not reach)" : "",
+		  m.nr_seen, m.unknown ? " (reading a CPU or field the Rust scan did not)" : "",
 		  rust_cpu, rust_cleared, rust_seen);
 }
 

@@ -54,23 +54,23 @@ void sched_rust_shadow_select_idle_capacity(const struct asym_fit_task *task,
  * sched_rust_shadow_scan_end() with the call's answer; in between, fair.c's
  * view callback, which the scan calls directly, hands each answer it gives
  * to sched_rust_shadow_scan_seen(): whether @cpu is idle for the task and,
- * if so, its whole @view, with the fields the scan asked for as the scan
- * got them. The end runs C's __select_idle_capacity() on those answers
- * alone; it must ask about the same number of CPUs, none that the Rust scan
- * did not reach, and return the same CPU and idle-cores hint. This checks
- * the call the scheduler made, through the view it calls there, against C
- * on exactly what that call read: no copy of the live state, no race.
+ * if so, the fields of its @view that the scan asked for (@want), as the
+ * scan got them. The end runs C's __select_idle_capacity() on those
+ * answers alone; it must ask about the same number of CPUs, none that the
+ * Rust scan did not reach, read no field of a CPU that the Rust scan did
+ * not read, and return the same CPU and idle-cores hint. This checks the
+ * call the scheduler made, through the view it calls there, against C on
+ * exactly what that call read: no copy of the live state, no race, and no
+ * read the scan did not make.
  *
  * The begin takes the copy of the check above, with interrupts off until
  * the end, and returns false (the call is counted as skipped) if another
  * CPU holds it. sched_rust_shadow_scan_seen() records only between a
- * begin that returned true and its end, on the CPU that called them;
- * sched_rust_shadow_scan_recording() tells whether that is now, so that the
- * callback reads the fields the scan did not ask for only then.
+ * begin that returned true and its end, on the CPU that called them.
  */
 bool sched_rust_shadow_scan_begin(void);
-bool sched_rust_shadow_scan_recording(void);
-void sched_rust_shadow_scan_seen(int cpu, bool idle, const struct asym_cpu_view *view);
+void sched_rust_shadow_scan_seen(int cpu, bool idle, unsigned int want,
+				 const struct asym_cpu_view *view);
 void sched_rust_shadow_scan_end(const struct asym_fit_task *task,
 				const struct asym_scan *scan, bool smt_active,
 				int rust_cpu, bool rust_cleared);

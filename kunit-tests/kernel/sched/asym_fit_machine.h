@@ -38,8 +38,10 @@
 
 /* One described CPU. */
 struct asym_machine_cpu {
-	struct asym_cpu_view view;	/* every field filled */
+	struct asym_cpu_view view;	/* every field filled, but on a replay */
 	bool idle;			/* choose_idle_cpu() */
+	/* on a replay: the ASYM_VIEW_* fields known besides @capacity */
+	unsigned int fields;
 };
 
 /*
@@ -228,6 +230,48 @@ static inline bool asym_machine_view(void *arg, int cpu, unsigned int want,
 }
 
 /*
+ * The accessors of a replay of a real scan (the shadow check): a machine
+ * of known CPUs (@known) whose known CPUs hold only the fields that scan
+ * read (@fields); reading another sets @unknown, as asking about a CPU
+ * that is not known does.
+ */
+static __always_inline const struct asym_cpu_view *
+asym_machine_replay_view(void *ctx, int cpu, unsigned int field)
+{
+	const struct asym_machine_cpu *c = asym_machine_cpu(ctx, cpu);
+
+	if (!(c->fields & field))
+		asym_machine(ctx)->unknown = true;
+	return &c->view;
+}
+
+static __always_inline unsigned long asym_machine_replay_capacity_orig(void *ctx, int cpu)
+{
+	return asym_machine_replay_view(ctx, cpu, ASYM_VIEW_UCLAMP)->capacity_orig;
+}
+
+static __always_inline unsigned long asym_machine_replay_actual_capacity(void *ctx, int cpu)
+{
+	return asym_machine_replay_view(ctx, cpu, ASYM_VIEW_UCLAMP)->actual_capacity;
+}
+
+static __always_inline bool asym_machine_replay_core_idle(void *ctx, int cpu)
+{
+	return asym_machine_replay_view(ctx, cpu, ASYM_VIEW_CORE)->core_idle;
+}
+
+static const struct asym_cpu_ops asym_machine_replay_ops = {
+	.capacity		= asym_machine_capacity,
+	.capacity_orig		= asym_machine_replay_capacity_orig,
+	.actual_capacity	= asym_machine_replay_actual_capacity,
+	.core_idle		= asym_machine_replay_core_idle,
+	.idle			= asym_machine_idle,
+	.uclamp_used		= asym_machine_uclamp_used,
+	.smt_active		= asym_machine_smt_active,
+	.clear_idle_cores	= asym_machine_clear_idle_cores,
+};
+
+/*
  * select_idle_capacity() on the machine: fair.c's SIS_UTIL budget, then its
  * scan of @scan's CPUs for @task. @scan->target must be below
  * @scan->nbits, which must not exceed @m->nr_cpus.
@@ -242,6 +286,22 @@ static __always_inline int asym_machine_select_idle_capacity(struct asym_machine
 	if (scan->sis_util && !asym_sis_util_budget(&scan->nr_idle_scan, &nr))
 		return -1;
 	return __select_idle_capacity(&asym_machine_ops, m, scan->cpus, scan->nbits,
+				      scan->target, task->util, task->uclamp_min,
+				      task->uclamp_max, nr, scan->has_idle_core);
+}
+
+/* The same on a replay (asym_machine_replay_ops). */
+static __always_inline int
+asym_machine_replay_select_idle_capacity(struct asym_machine *m,
+					 const struct asym_fit_task *task,
+					 const struct asym_scan *scan)
+{
+	int nr = INT_MAX;
+
+	m->uclamp_used = task->uclamp_used;
+	if (scan->sis_util && !asym_sis_util_budget(&scan->nr_idle_scan, &nr))
+		return -1;
+	return __select_idle_capacity(&asym_machine_replay_ops, m, scan->cpus, scan->nbits,
 				      scan->target, task->util, task->uclamp_min,
 				      task->uclamp_max, nr, scan->has_idle_core);
 }

@@ -329,6 +329,7 @@ static void idle_pick_topology_change(struct kunit *test)
 	struct machine *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	unsigned long *allowed = kunit_kcalloc(test, WORDS, sizeof(long), GFP_KERNEL);
 	unsigned int i, phase, n, to, picks = 0;
+	bool built;
 
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	KUNIT_ASSERT_NOT_NULL(test, allowed);
@@ -356,8 +357,9 @@ static void idle_pick_topology_change(struct kunit *test)
 					else
 						node_set(n, m->online);
 				}
-				KUNIT_ASSERT_TRUE(test, sched_rust_idle_build_node_order(
-						m->distance, nodes, m->table->order));
+				built = sched_rust_idle_build_node_order(m->distance, nodes,
+									 m->table->order);
+				KUNIT_ASSERT_TRUE(test, built);
 			} else if (phase == 2) {
 				m->published = NULL;
 			}
