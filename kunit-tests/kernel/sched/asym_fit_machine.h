@@ -272,22 +272,31 @@ static const struct asym_cpu_ops asym_machine_replay_ops = {
 };
 
 /*
- * select_idle_capacity() on the machine: fair.c's SIS_UTIL budget, then its
- * scan of @scan's CPUs for @task. @scan->target must be below
- * @scan->nbits, which must not exceed @m->nr_cpus.
+ * select_idle_capacity() on the machine through @ops: fair.c's SIS_UTIL
+ * budget, then its scan of @scan's CPUs for @task. @scan->target must be
+ * below @scan->nbits, which must not exceed @m->nr_cpus.
  */
-static __always_inline int asym_machine_select_idle_capacity(struct asym_machine *m,
-							     const struct asym_fit_task *task,
-							     const struct asym_scan *scan)
+static __always_inline int __asym_machine_select_idle_capacity(const struct asym_cpu_ops *ops,
+							       struct asym_machine *m,
+							       const struct asym_fit_task *task,
+							       const struct asym_scan *scan)
 {
 	int nr = INT_MAX;
 
 	m->uclamp_used = task->uclamp_used;
 	if (scan->sis_util && !asym_sis_util_budget(&scan->nr_idle_scan, &nr))
 		return -1;
-	return __select_idle_capacity(&asym_machine_ops, m, scan->cpus, scan->nbits,
-				      scan->target, task->util, task->uclamp_min,
-				      task->uclamp_max, nr, scan->has_idle_core);
+	return __select_idle_capacity(ops, m, scan->cpus, scan->nbits, scan->target,
+				      task->util, task->uclamp_min, task->uclamp_max, nr,
+				      scan->has_idle_core);
+}
+
+/* select_idle_capacity() on the machine. */
+static __always_inline int asym_machine_select_idle_capacity(struct asym_machine *m,
+							     const struct asym_fit_task *task,
+							     const struct asym_scan *scan)
+{
+	return __asym_machine_select_idle_capacity(&asym_machine_ops, m, task, scan);
 }
 
 /* The same on a replay (asym_machine_replay_ops). */
@@ -296,14 +305,7 @@ asym_machine_replay_select_idle_capacity(struct asym_machine *m,
 					 const struct asym_fit_task *task,
 					 const struct asym_scan *scan)
 {
-	int nr = INT_MAX;
-
-	m->uclamp_used = task->uclamp_used;
-	if (scan->sis_util && !asym_sis_util_budget(&scan->nr_idle_scan, &nr))
-		return -1;
-	return __select_idle_capacity(&asym_machine_replay_ops, m, scan->cpus, scan->nbits,
-				      scan->target, task->util, task->uclamp_min,
-				      task->uclamp_max, nr, scan->has_idle_core);
+	return __asym_machine_select_idle_capacity(&asym_machine_replay_ops, m, task, scan);
 }
 
 /* util_fits_cpu() of @cpu, below @m->nr_cpus, for @task. */
