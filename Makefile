@@ -44,8 +44,8 @@ PAHOLE          ?= $(CACHE)/tools/bin/pahole
 export CCACHE_DIR ?= $(CACHE)/ccache
 
 # The C compiler of $(KMAKE): clang of LLVM $(LLVM_VERSION) (the default), or
-# TOOLCHAIN=gcc (Debian's gcc, for kernels without Rust; scripts/config.sh
-# configures with the same compiler).
+# TOOLCHAIN=gcc (Debian's gcc; Rust still by rustc, as distributions build;
+# scripts/config.sh configures with the same compiler).
 TOOLCHAIN ?= clang
 ifeq ($(TOOLCHAIN),gcc)
 KMAKE_CC = CC="ccache gcc"
@@ -415,10 +415,14 @@ variant.inline-gcov     = x86   $(CONFIG_FRAGMENTS) configs/inline.config config
 variant.inline-cfi      = x86   $(CONFIG_FRAGMENTS) configs/inline.config configs/inline-cfi.config
 variant.distro          = x86   $(DISTRO_FRAGMENTS)
 variant.distro-inline   = x86   $(DISTRO_FRAGMENTS) configs/inline.config configs/distro-inline.config
+variant.gcc-distro      = x86   $(CONFIG_FRAGMENTS) configs/maxsmp.config configs/distro.config \
+				configs/gcc-distro.config
 variant.arm32           = arm   configs/arm32.config configs/sched-rust.config
 variant.arm64-asym      = arm64 configs/arm64-asym.config configs/sched-rust.config configs/shadow.config
 variant.um-bench        = um    configs/uml-bench.config
 variant.um-bench-inline = um    configs/uml-bench.config configs/inline.config
+variant.um-bench-gcc    = um    configs/uml-bench.config configs/uml-bench-gcc.config
+variant.um-bench-helpers-inline = um configs/uml-bench.config configs/uml-inline-helpers.config
 variant.um-work-c       = um    configs/uml-workload.config
 variant.um-work-rust    = um    configs/uml-workload.config configs/uml-workload-rust.config
 variant.rustc-min       = x86   $(CONFIG_FRAGMENTS) configs/rustc-min.config
@@ -426,16 +430,23 @@ variant.rustc-min       = x86   $(CONFIG_FRAGMENTS) configs/rustc-min.config
 kout = $(CACHE)/build-$(1)
 kernel = $(if $(variant.$(1)),$(call kernel_$(firstword $(variant.$(1))),$(1),$(wordlist 2,999,$(variant.$(1)))),\
 	$(error no kernel variant $(1)))
-kernel_x86 = $(MAKE) --no-print-directory build KOUT=$(call kout,$(1)) CONFIG_FRAGMENTS="$(2)"
+# A variant's C compiler: toolchain.<name> if set, else $(TOOLCHAIN).
+toolchain.gcc-distro   = gcc
+toolchain.um-bench-gcc = gcc
+toolchain_of = $(or $(toolchain.$(1)),$(TOOLCHAIN))
+kernel_x86 = $(MAKE) --no-print-directory build KOUT=$(call kout,$(1)) CONFIG_FRAGMENTS="$(2)" \
+	TOOLCHAIN=$(call toolchain_of,$(1))
 kernel_arm = $(call kernel_cross,$(1),$(2),arm,vmlinux)
 kernel_arm64 = $(call kernel_cross,$(1),$(2),arm64,Image)
 kernel_cross = $(LOCK) env ARCH=$(3) KOUT=$(call kout,$(1)) scripts/config.sh $(2) && \
 	$(LOCK) $(MAKE) --no-print-directory -C $(TOP) kmake KOUT=$(call kout,$(1)) KARCH=$(3) \
 		KTARGETS=$(4) && \
 	KOUT=$(call kout,$(1)) scripts/check-panics.sh
-kernel_um = ARCH=um CONFIG_BASE=empty KOUT=$(call kout,$(1)) scripts/config.sh $(2) && \
+kernel_um = TOOLCHAIN=$(call toolchain_of,$(1)) ARCH=um CONFIG_BASE=empty KOUT=$(call kout,$(1)) \
+		scripts/config.sh $(2) && \
 	scripts/quiet-build.sh $(call kout,$(1))/build.log "UML kernel $(1)" \
-		$(KMAKE) O=$(call kout,$(1)) ARCH=um linux
+		$(MAKE) --no-print-directory -C $(TOP) kmake KOUT=$(call kout,$(1)) KARCH=um \
+			KTARGETS=linux TOOLCHAIN=$(call toolchain_of,$(1))
 
 # The kernel's make in $(KOUT), for ARCH=$(KARCH) and targets $(KTARGETS).
 .PHONY: kmake
@@ -552,7 +563,6 @@ distro-flags-check: deps
 # table (every helper the guest calls compared, no difference), shown after
 # the selftests whether or not one failed. Not in make test: one more kernel.
 MAXSMP_KOUT = $(call kout,maxsmp)
-MAXSMP_SCX_OUT ?= $(CACHE)/scx-selftests-maxsmp
 # The boots are maxsmp-boot, recorded in docs/results.md.
 .PHONY: maxsmp
 maxsmp: apply
@@ -561,15 +571,40 @@ maxsmp: apply
 .PHONY: maxsmp-boot
 maxsmp-boot: STEAL_ROUNDS = 2
 maxsmp-boot:
-	$(call boot_both_walks,$(MAXSMP_KOUT))
-	scripts/shadow_report.py $(CACHE)/vm/shadow.txt steal_search
-	KOUT=$(MAXSMP_KOUT) SCX_OUT=$(MAXSMP_SCX_OUT) scripts/scx-selftests-build.sh
-	rm -f $(CACHE)/scx-maxsmp-results/shadow.txt
-	KOUT=$(MAXSMP_KOUT) SCX_OUT=$(MAXSMP_SCX_OUT) SCX_SCHEDULERS=0 \
-		SCX_RESULTS=$(CACHE)/scx-maxsmp-results RESULTS= scripts/scx-vm.sh; \
+	$(call boot_all_checks,$(MAXSMP_KOUT),maxsmp)
+
+# The boots of maxsmp and gcc-kernel, for kernel folder $(1) and name $(2):
+# KUnit and both steal walks, the shadow check's table; the sched_ext
+# selftests built against that kernel, with both pickers, and their shadow
+# table (shown whether or not a selftest failed).
+boot_all_checks = $(call boot_both_walks,$(1)) && \
+	scripts/shadow_report.py $(CACHE)/vm/shadow.txt steal_search && \
+	KOUT=$(1) SCX_OUT=$(CACHE)/scx-selftests-$(2) scripts/scx-selftests-build.sh && \
+	rm -f $(CACHE)/scx-$(2)-results/shadow.txt && \
+	{ KOUT=$(1) SCX_OUT=$(CACHE)/scx-selftests-$(2) SCX_SCHEDULERS=0 \
+		SCX_RESULTS=$(CACHE)/scx-$(2)-results RESULTS= scripts/scx-vm.sh; \
 		rc=$$?; \
-		scripts/shadow_report.py $(CACHE)/scx-maxsmp-results/shadow.txt idle_claim idle_pick && \
-		exit $$rc
+		scripts/shadow_report.py $(CACHE)/scx-$(2)-results/shadow.txt idle_claim idle_pick && \
+		exit $$rc; }
+
+# A distribution's kernel as distributions with Rust build it: C by GCC,
+# Rust by rustc (configs/gcc-distro.config after the VM fragments,
+# maxsmp.config and distro.config: -O2, return thunks, retpolines, call
+# depth tracking; no kCFI and no helper inlining, which GCC cannot do), in
+# its own folder, with the no-panic check on its objects; then the boots of
+# maxsmp (KUnit, both steal walks, the sched_ext selftests with both
+# pickers, the shadow check of every call). Not in make test: one more
+# kernel, and a GCC one (about 25 min from a cold ccache here).
+GCC_KOUT = $(call kout,gcc-distro)
+.PHONY: gcc-kernel gcc-kernel-boot
+gcc-kernel: apply
+	$(MAKE) --no-print-directory kernel-gcc-distro TOOLCHAIN=gcc
+	grep -q '^CONFIG_CC_IS_GCC=y' $(GCC_KOUT)/.config
+	grep -q '^CONFIG_RUST=y' $(GCC_KOUT)/.config
+	$(RECORD) $(MAKE) --no-print-directory gcc-kernel-boot
+gcc-kernel-boot: STEAL_ROUNDS = 2
+gcc-kernel-boot:
+	$(call boot_all_checks,$(GCC_KOUT),gcc-distro)
 
 # A 32-bit ARM kernel (configs/arm32.config: ARMv7, multi_v7's platform
 # part), every sched-rust option that ARM allows on, KUnit and sched_ext

@@ -4,6 +4,7 @@
 thunks, retpolines and kCFI checks, read from a kernel build's objects.
 
 Usage: hotpath_costs.py [--out FILE] BUILD...        (make distro-kernels)
+       hotpath_costs.py --events [--out FILE] BUILD...
 
 With --out, the report also goes to FILE as Markdown (make distro-kernels
 writes docs/hotpath-costs.md).
@@ -29,6 +30,14 @@ and a call or check inside the batch's loop runs once per operation (the
 benchmark's loops do one operation per iteration). The table prints, per
 operation and language, the functions the batch reaches; docs/benchmarks.md
 reads it.
+
+With --events, per scheduler event the real call sites instead: in the C
+object the event runs in (fair.o, build_policy.o), every function with a
+direct call of one of the event's Rust exports, and the calls (static call
+sites) that each export makes out of Rust, following its local functions:
+the helpers of rust/helpers (a call each without RUST_INLINE_HELPERS), the
+C callbacks, indirect calls. A build that inlines the Rust helpers into
+their callers (SCHED_RUST_INLINE) has no call of an export left.
 """
 
 import os
@@ -203,8 +212,121 @@ def report(path):
     return missing
 
 
+# The scheduler events that reach Rust, the object they run in, and the
+# exports they call (kernel/sched/sched_rust.h).
+EVENTS = [
+    ("enqueue/dequeue (overload mask)", "kernel/sched/fair.o",
+     ["sched_rust_sparsemask_set_elem", "sched_rust_sparsemask_clear_elem"]),
+    ("newidle balance (steal)", "kernel/sched/fair.o", ["sched_rust_steal_search"]),
+    ("wakeup, asymmetric CPUs", "kernel/sched/fair.o",
+     ["sched_rust_asym_fits_cpu", "sched_rust_util_fits_cpu",
+      "sched_rust_select_idle_capacity"]),
+    ("sched_ext idle pick", "kernel/sched/build_policy.o",
+     ["sched_rust_idle_test_and_clear_cpu", "sched_rust_idle_pick_in_node",
+      "sched_rust_idle_pick"]),
+]
+
+
+def object_calls(path):
+    """{function: {callee: n}} of every direct call in the object at path."""
+    text = run(OBJDUMP, "-dr", "--no-show-raw-insn", path)
+    calls, fn, last = {}, None, None
+    for line in text.splitlines():
+        m = SYM_RE.match(line)
+        if m:
+            fn, last = m.group(2), None
+            calls.setdefault(fn, {})
+            continue
+        m = RELOC_RE.match(line)
+        if m and fn and last:
+            target = re.sub(r"[-+]0x[0-9a-f]+$", "", m.group(3))
+            if last.startswith(("call", "jmp")):
+                calls[fn][target] = calls[fn].get(target, 0) + 1
+            last = None
+            continue
+        m = INSN_RE.match(line)
+        if m and not m.group(2).startswith("R_"):
+            last = m.group(2)
+    return calls
+
+
+def outcalls(build, export):
+    """The calls out of Rust from export's closure in sched_rust.o:
+    {callee: static call sites}, and the indirect calls."""
+    rows = []
+    walk(build, export, 0, set(), rows)
+    out, indirect = {}, 0
+    local = {sym for _, sym, _ in rows}
+    for _, sym, c in rows:
+        indirect += c["indirect"]
+        for callee, n in c["calls"].items():
+            if callee not in local and build.where.get(callee, "").endswith("sched_rust.o"):
+                continue
+            if callee not in local:
+                out[callee] = out.get(callee, 0) + n
+    return out, indirect
+
+
+def events(path):
+    build = Build(path)
+    cfg = open(os.path.join(path, ".config")).read()
+    cc = "GCC" if re.search(r"^CONFIG_CC_IS_GCC=y$", cfg, re.M) else "clang"
+    on = [o for o in ("CONFIG_SCHED_RUST_INLINE", "CONFIG_RUST_INLINE_HELPERS")
+          if re.search(r"^%s=y$" % o, cfg, re.M)]
+    emit(f"### {path}: C by {cc}; {', '.join(o[len('CONFIG_'):] for o in on) or 'no inlining option'}")
+    emit()
+    emit("| Event | C callers of the exports (call sites) | Calls out of Rust per export "
+         "(static call sites) |")
+    emit("|---|---|---|")
+    objs = {}
+    for event, obj, exports in EVENTS:
+        full = os.path.join(path, obj)
+        if not os.path.exists(full):
+            emit(f"| {event} | {obj}: not in this build | |")
+            continue
+        if obj not in objs:
+            objs[obj] = object_calls(full)
+        calls = objs[obj]
+        callers = []
+        for fn, cs in sorted(calls.items()):
+            hits = [f"{e[len('sched_rust_'):]}{' x%d' % cs[e] if cs[e] > 1 else ''}"
+                    for e in exports if e in cs]
+            if hits:
+                callers.append(f"`{fn}`: {', '.join(hits)}")
+        sides = []
+        for e in exports:
+            if build.find(e) is None:
+                continue
+            out, indirect = outcalls(build, e)
+            parts = [f"`{k}`{' x%d' % n if n > 1 else ''}" for k, n in sorted(out.items())]
+            if indirect:
+                parts.append(f"indirect x{indirect}")
+            sides.append(f"{e[len('sched_rust_'):]}: {', '.join(parts) or 'none'}")
+        emit(f"| {event} | {'; '.join(callers) or 'none (inlined or not built)'} "
+             f"| {'; '.join(sides) or '-'} |")
+    emit()
+
+
 def main():
     args = sys.argv[1:]
+    out = None
+    if args and args[0] == "--events":
+        args = args[1:]
+        if len(args) >= 2 and args[0] == "--out":
+            out, args = args[1], args[2:]
+        if not args:
+            sys.exit(__doc__)
+        emit("## Crossings per scheduler event, from the objects")
+        emit()
+        emit(" ".join(__doc__.split("\n\n")[6].split()))
+        emit()
+        for path in args:
+            events(path)
+        if out:
+            with open(out, "w", encoding="utf-8") as f:
+                f.write("\n".join(OUT).replace(os.path.dirname(os.path.abspath(args[0])) + "/", "")
+                        + "\n")
+        return 0
     out = None
     if len(args) >= 2 and args[0] == "--out":
         out, args = args[1], args[2:]
