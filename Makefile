@@ -691,8 +691,13 @@ kunit-x86: apply
 # (scripts/uml-bench-init.sh) reads debugfs sched/rust/bench with
 # UM_BENCH_ROUNDS rounds of batches of about UM_BENCH_BATCH_US each
 # (scripts/uml-bench.sh). Results: $(BENCH_OUT)/uml.jsonl, one JSON line per
-# operation and variant. UM_BENCH_VARIANTS: "base", and "inline" (with
-# configs/inline.config: kernel variant um-bench-inline) where that option exists.
+# operation and variant. UM_BENCH_VARIANTS, the shapes of the UML kernel,
+# each its own kernel variant um-bench-<shape> (um-bench for base):
+#   base            clang, the C helpers of rust/helpers out of line;
+#   gcc             C by GCC, as distributions build (configs/uml-bench-gcc.config);
+#   helpers-inline  clang with RUST_INLINE_HELPERS (configs/uml-inline-helpers.config,
+#                   patches 0021-0022 of patches/series-local);
+#   inline          clang with SCHED_RUST_INLINE (configs/inline.config).
 UM_BENCH_VARIANTS  ?= base
 UM_BENCH_ROUNDS    ?= 301
 UM_BENCH_BATCH_US  ?= 500
@@ -719,13 +724,15 @@ bench-uml: bench-uml-build
 # bench/wakeup-latency.c in two UML kernels from the same tree, C helpers
 # (configs/uml-workload.config) and Rust helpers (+
 # configs/uml-workload-rust.config), each in its own folder, booted in turn
-# UM_WORK_ROUNDS times. Results: $(BENCH_OUT)/workload.md, workload.jsonl
-# and workload.png. Not part of make test.
+# UM_WORK_ROUNDS times, each boot running each workload UM_WORK_REPS times
+# per steal mode (its median counts). Results: $(BENCH_OUT)/workload.md,
+# workload.jsonl and workload.png. Not part of make test.
 UM_WORK_C_KOUT    = $(call kout,um-work-c)
 UM_WORK_RUST_KOUT = $(call kout,um-work-rust)
 UM_WORK_BIN       ?= $(CACHE)/bench/bin
 UM_WORK_ROUNDS    ?= 10
-export UM_WORK_C_KOUT UM_WORK_RUST_KOUT UM_WORK_BIN UM_WORK_ROUNDS
+UM_WORK_REPS      ?= 1
+export UM_WORK_C_KOUT UM_WORK_RUST_KOUT UM_WORK_BIN UM_WORK_ROUNDS UM_WORK_REPS
 
 .PHONY: bench-workload-build bench-workload
 $(UM_WORK_BIN)/wakeup-latency: bench/wakeup-latency.c
@@ -744,11 +751,26 @@ bench-workload-build: apply $(UM_WORK_BIN)/wakeup-latency
 bench-workload: bench-workload-build
 	$(RECORD) scripts/uml-workload.sh
 
+# How narrow the workload comparison gets on this machine: hackbench alone
+# (proc-g4, stealing off and on), NARROW_ROUNDS rounds of NARROW_REPS runs
+# per boot and mode; then how the 95% interval's width shrinks with rounds
+# and runs per boot, from the same data ($(BENCH_OUT)/workload-widths.md).
+# About 50 s per round here. Not part of make test or make bench.
+NARROW_ROUNDS ?= 20
+NARROW_REPS   ?= 5
+.PHONY: bench-workload-narrow
+bench-workload-narrow: bench-workload-build
+	$(RECORD) env UM_WORK_ROUNDS=$(NARROW_ROUNDS) UM_WORK_REPS=$(NARROW_REPS) \
+		UM_WORK_LOADS=proc-g4:hackbench+-g+4+-l+100 BENCH_OUT=$(BENCH_OUT)/narrow \
+		scripts/uml-workload.sh
+	/usr/bin/python3 scripts/workload_report.py $(BENCH_OUT)/narrow/workload --widths \
+		| tee $(BENCH_OUT)/workload-widths.md
+
 # make bench: the workloads (C build vs Rust build), the UML kernel's figures
 # and the userspace replica's, rendered into docs/benchmarks.md (between its
 # bench-report markers) and the charts docs/benchmarks-workload.png and
 # docs/benchmarks.png (scripts/bench_report.py). Not part of make test.
-bench: UM_BENCH_VARIANTS = base $(if $(wildcard configs/inline.config),inline)
+bench: UM_BENCH_VARIANTS = base gcc helpers-inline inline
 bench: bench-workload bench-uml bench-userspace
 	cp $(BENCH_OUT)/workload.png docs/benchmarks-workload.png
 	/usr/bin/python3 scripts/bench_report.py render --doc docs/benchmarks.md \
@@ -811,7 +833,11 @@ scx-mutant: scx-selftests-build scx-scheds-build
 # rounds of RUN_WORK_LOADS), the microbenchmark, and the time of each step.
 RUN_WORK_ROUNDS ?= 6
 RUN_WORK_LOADS  ?= proc-g4:hackbench+-g+4+-l+100,wake-m2t4:wakeup-latency+-m+2+-t+4+-r+5
-export RUN_WORK_ROUNDS RUN_WORK_LOADS
+# The UML shapes of the microbenchmark (see UM_BENCH_VARIANTS): clang with
+# the helpers out of line, GCC, clang with the helpers inlined; each is a
+# UML kernel of its own (about 5 min each from a cold ccache here).
+RUN_UML_SHAPES  ?= base gcc helpers-inline
+export RUN_WORK_ROUNDS RUN_WORK_LOADS RUN_UML_SHAPES
 run: deps
 	$(RECORD) scripts/run.sh
 

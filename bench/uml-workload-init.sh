@@ -3,17 +3,18 @@
 #
 # init of a UML workload kernel (scripts/uml-workload.sh boots it with the
 # host's root on hostfs, read-only): each workload of UML_WORKLOADS with
-# stealing off and on (sched feature STEAL), one untimed warm-up run first.
+# stealing off and on (sched feature STEAL), one untimed warm-up run first,
+# then UML_WORK_REPS (default 1) timed runs of each mode, off and on in turn.
 # The kernel hands the unknown name=value arguments of its command line to
 # init as environment: UML_WORK_OUT (a host folder, mounted read-write over
 # itself), UML_WORK_BIN (a host folder put first on PATH: bench/
-# wakeup-latency.c's binary) and UML_WORKLOADS (name:command, comma-
-# separated, '+' for spaces). Two commands are known:
+# wakeup-latency.c's binary), UML_WORK_REPS and UML_WORKLOADS
+# (name:command, comma-separated, '+' for spaces). Two commands are known:
 #   hackbench ARGS       (Debian rt-tests, the host's): its "Time:" line
 #   wakeup-latency ARGS  (bench/wakeup-latency.c): its key=value line
 #
 # Writes $UML_WORK_OUT/runs.txt, one line per run:
-#   workload=<name> steal=<off|on> rc=<status> steals=<n> <results>
+#   workload=<name> steal=<off|on> rep=<n> rc=<status> steals=<n> <results>
 # where <results> is time=<s> (hackbench) or requests=... rps=...
 # p50_us=... p90_us=... p99_us=... max_us=... (wakeup-latency), or
 # result=none when the command printed no result.
@@ -46,15 +47,17 @@ for w in $(echo "$UML_WORKLOADS" | $bb tr ',' ' '); do
 	cmd=$(echo "${w#*:}" | $bb tr '+' ' ')
 	# shellcheck disable=SC2086
 	$cmd > /dev/null 2>&1
-	for steal in off on; do
-		if [ "$steal" = on ]; then echo STEAL > "$features"; else echo NO_STEAL > "$features"; fi
-		s0=$(steals)
-		# shellcheck disable=SC2086
-		o=$($cmd 2>&1)
-		rc=$?
-		s1=$(steals)
-		r=$(echo "$o" | results "${cmd%% *}")
-		echo "workload=$name steal=$steal rc=$rc steals=$((s1 - s0)) ${r:-result=none}" >> "$out/runs.txt"
+	for rep in $($bb seq 1 "${UML_WORK_REPS:-1}"); do
+		for steal in off on; do
+			if [ "$steal" = on ]; then echo STEAL > "$features"; else echo NO_STEAL > "$features"; fi
+			s0=$(steals)
+			# shellcheck disable=SC2086
+			o=$($cmd 2>&1)
+			rc=$?
+			s1=$(steals)
+			r=$(echo "$o" | results "${cmd%% *}")
+			echo "workload=$name steal=$steal rep=$rep rc=$rc steals=$((s1 - s0)) ${r:-result=none}" >> "$out/runs.txt"
+		done
 	done
 done
 echo NO_STEAL > "$features"

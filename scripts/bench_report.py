@@ -64,9 +64,17 @@ HELPER_TITLE = {"sparsemask": "sparsemask", "steal": "steal search",
                 "idle_pick": "sched_ext idle pick", "asym_fit": "asym capacity fit",
                 "floor": "per-call floor (empty functions)"}
 UML_METHOD = ("in-kernel (debugfs sched/rust/bench) in a UML kernel on the host CPU, "
-              "clang/rustc -O2; per round one batch of C then Rust (order alternating), "
+              "{cc}/rustc -O2{inl}; per round one batch of C then Rust (order alternating), "
               "same data, checksums equal; median of the per-round Rust/C ratios of all "
               "boots, 95% interval from order statistics")
+
+# What each UML shape is (make bench-uml's UM_BENCH_VARIANTS).
+UML_SHAPES = [
+    ("base", "clang, helpers out of line"),
+    ("gcc", "GCC (as distributions build), helpers out of line"),
+    ("helpers-inline", "clang, RUST_INLINE_HELPERS"),
+    ("inline", "clang, SCHED_RUST_INLINE"),
+]
 
 SUMMARY_RE = re.compile(
     r"^(?P<name>.+?)\s+(?P<med>\d+\.\d+)\s+(?P<p25>\d+\.\d+)\s+(?P<p75>\d+\.\d+)\s+"
@@ -153,12 +161,16 @@ def cmd_uml_jsonl(args):
             boots.setdefault(name, []).append(median([r / c for c, r, _ in rs if c > 0]))
     bad = [n for n in order if "RESULTS-DIFFER" in checks[n]]
     machine = args.machine or machine_name()
-    kconf = ""
+    kconf, cc, inl = "", "clang", ""
     if args.kernel and os.path.exists(os.path.join(args.kernel, ".config")):
         with open(os.path.join(args.kernel, ".config")) as f:
             opt = [l.strip() for l in f if l.startswith("CONFIG_CC_OPTIMIZE_FOR")
-                   or l.startswith("CONFIG_SCHED_RUST_INLINE=")]
+                   or l.startswith(("CONFIG_SCHED_RUST_INLINE=", "CONFIG_RUST_INLINE_HELPERS=",
+                                    "CONFIG_CC_IS_GCC="))]
         kconf = ", ".join(opt)
+        cc = "GCC" if "CONFIG_CC_IS_GCC=y" in opt else "clang"
+        inl = "".join(f", {o[len('CONFIG_'):-2]}" for o in opt
+                      if o in ("CONFIG_RUST_INLINE_HELPERS=y", "CONFIG_SCHED_RUST_INLINE=y"))
     for name in order:
         rs = [(c, r, ops) for c, r, ops in pooled[name] if c > 0]
         ratios = [r / c for c, r, _ in rs]
@@ -177,7 +189,7 @@ def cmd_uml_jsonl(args):
             "ratio_min": round(min(ratios), 4), "ratio_max": round(max(ratios), 4),
             "same_results": name not in bad,
             "ci_method": "order statistics of the median (distribution-free, 95%)",
-            "method": UML_METHOD, "kernel_config": kconf,
+            "method": UML_METHOD.format(cc=cc, inl=inl), "kernel_config": kconf,
         }
         print(json.dumps(rec))
     if bad:
@@ -461,6 +473,33 @@ def workload_section(md, png_rel):
     return out + [table, ""]
 
 
+def uml_shapes_section(uml):
+    """Per operation, the Rust/C ratio of each UML shape side by side (one
+    make bench-uml run: the shapes are booted one after the other)."""
+    shapes = [(v, what) for v, what in UML_SHAPES if any(r["variant"] == v for r in uml)]
+    shapes += [(v, v) for v in dict.fromkeys(r["variant"] for r in uml)
+               if v not in dict(UML_SHAPES)]
+    if len(shapes) < 2:
+        return []
+    by = {}
+    for r in uml:
+        by.setdefault((r["op"], r["topology"]), {})[r["variant"]] = r
+    out = ["### UML shapes side by side", "",
+           "Rust/C [95%] per shape of the UML kernel on the host CPU, from one `make bench-uml` "
+           "run (each shape its own kernel, booted in turn): "
+           + "; ".join(f"**{v}**: {what}" for v, what in shapes) + ".", "",
+           "| Operation | Topology | " + " | ".join(v for v, _ in shapes) + " |",
+           "|---|---|" + "---|" * len(shapes)]
+    order = {}
+    for r in sorted(uml, key=sort_key):
+        order.setdefault((r["op"], r["topology"]), None)
+    for (op, topo) in order:
+        cells = [fmt_ratio(by[(op, topo)][v]) if v in by[(op, topo)] else "-" for v, _ in shapes]
+        out.append(f"| {op} | {topo} | " + " | ".join(cells) + " |")
+    out.append("")
+    return out
+
+
 def render_block(uml, user, uml_paths, user_path, png_rel, scale=(), workload=(None, None)):
     recs = sorted(uml + user, key=sort_key)
     out = [BEGIN, ""]
@@ -479,6 +518,7 @@ def render_block(uml, user, uml_paths, user_path, png_rel, scale=(), workload=(N
         out.append("")
     out.append(f"![Rust/C ratios with 95% intervals]({png_rel})")
     out.append("")
+    out += uml_shapes_section(uml)
     out += distro_summary(user)
     out += floor_section(user)
     out += idle_three_way(user)
@@ -695,8 +735,12 @@ def cmd_table(args):
         name = f"{r['op']} ({r['topology']})"
         print(f"{name:<{w}}  {r['variant']:<7} {fmt_ns(r['c_ns']):>9} {fmt_ns(r['rust_ns']):>10}  "
               f"{fmt_ratio(r):<24} {r['platform']}, {r['rounds']} rounds")
-    m = recs[0]
-    print(f"(machine: {m['machine']}; {m['method']})")
+    for m in {r["method"]: r for r in recs}.values():
+        print(f"({m['variant']}: machine: {m['machine']}; {m['method']})")
+    shapes = uml_shapes_section(recs)
+    if shapes:
+        print()
+        print("\n".join(shapes[4:]))
     if args.png:
         chart(recs, args.png, "sched-rust in-kernel, UML: Rust/C time ratio")
     return 0

@@ -5,7 +5,8 @@
 # SMT VM with the KUnit suites and the steal benchmark (live progress on the
 # terminal), workloads in a C-helpers and a Rust-helpers UML kernel on the
 # host's CPU (make bench-workload, fewer rounds), the in-kernel C-vs-Rust
-# benchmark on the host's CPU (a UML kernel, make bench-uml), the
+# benchmark on the host's CPU (UML kernels of the shapes RUN_UML_SHAPES:
+# clang, GCC, clang with the helpers inlined; make bench-uml), the
 # comparison (workloads first, then per operation) and its charts; then
 # the time of each step and the total, and where the charts are. Stops at the first
 # step that fails.
@@ -58,8 +59,9 @@ step "steal benchmark report" "$top/scripts/steal_report.py" "${CACHE:?}/vm"
 reuse "${UM_WORK_C_KOUT:?}" "the UML workload kernels (not built by make test)"
 step "UML kernels: workloads, C build vs Rust build" m bench-workload \
 	UM_WORK_ROUNDS="${RUN_WORK_ROUNDS:?}" UM_WORK_LOADS="${RUN_WORK_LOADS:?}"
-reuse "${CACHE:?}/build-um-bench" "the UML benchmark kernel (not built by make test)"
-step "UML kernel: in-kernel C-vs-Rust benchmark" m bench-uml BENCH_UML_TABLE=0
+reuse "${CACHE:?}/build-um-bench" "the UML benchmark kernels (not built by make test)"
+step "UML kernels: in-kernel C-vs-Rust benchmark" m bench-uml BENCH_UML_TABLE=0 \
+	UM_BENCH_VARIANTS="${RUN_UML_SHAPES:?}"
 step "C-vs-Rust comparison" "$top/scripts/print-comparison.sh"
 summary
 printf '\nC-vs-Rust charts: workloads %s, per operation %s\n' \

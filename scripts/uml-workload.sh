@@ -6,7 +6,8 @@
 # option off) and one with the Rust helpers ($UM_WORK_RUST_KOUT, one
 # implementation per build, no run-time switch), booted in turn,
 # $UM_WORK_ROUNDS rounds, the order alternating from round to round.
-# Each boot runs every workload of $UM_WORK_LOADS with stealing off and on
+# Each boot runs every workload of $UM_WORK_LOADS $UM_WORK_REPS times
+# (default 1; the boot's median is its result) with stealing off and on
 # (bench/uml-workload-init.sh): hackbench (the steal series' benchmark)
 # and wakeup-latency ($UM_WORK_BIN/wakeup-latency, from
 # bench/wakeup-latency.c: schbench's kind of load, wakeup latency
@@ -21,7 +22,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 c_kout=${UM_WORK_C_KOUT:?} rust_kout=${UM_WORK_RUST_KOUT:?} BENCH_OUT=${BENCH_OUT:?}
-rounds=${UM_WORK_ROUNDS:-10} cpus=${UM_CPUS:-2} timeout=${UM_WORK_TIMEOUT:-900}
+rounds=${UM_WORK_ROUNDS:-10} reps=${UM_WORK_REPS:-1} cpus=${UM_CPUS:-2} timeout=${UM_WORK_TIMEOUT:-900}
 bin=${UM_WORK_BIN:?}
 loads=${UM_WORK_LOADS:-proc-g4:hackbench+-g+4+-l+100,thread-g4:hackbench+-T+-g+4+-l+100,proc-g8:hackbench+-g+8+-l+50,wake-m2t4:wakeup-latency+-m+2+-t+4+-r+5,wake-m4t4:wakeup-latency+-m+4+-t+4+-r+5}
 out=$BENCH_OUT/workload
@@ -45,7 +46,7 @@ boot() { # impl kout round
 	mkdir -p "$d"
 	set +e
 	uml_boot "$2/linux" "$top/bench/uml-workload-init.sh" "$d/console.txt" 512M \
-		UML_WORK_OUT="$d" UML_WORK_BIN="$bin" UML_WORKLOADS="$loads"
+		UML_WORK_OUT="$d" UML_WORK_BIN="$bin" UML_WORKLOADS="$loads" UML_WORK_REPS="$reps"
 	rc=$?
 	set -e
 	[ -f "$d/uml-done" ] || { tail -n 30 "$d/console.txt" >&2; fail "$1 round $3: no result (exit status $rc)"; }

@@ -11,7 +11,12 @@ round). Below 1.000 Rust is better, except for requests per second, where
 above 1.000 it is.
 
 Usage: workload_report.py DIR [--jsonl FILE] [--markdown FILE] [--png FILE]
-DIR holds one folder per boot, <c|rust>-<round>/runs.txt."""
+                          [--rounds N] [--reps N] [--widths]
+DIR holds one folder per boot, <c|rust>-<round>/runs.txt. --rounds and
+--reps take the first N rounds and the first N runs of each boot only;
+--widths prints, instead of the report, the width of each interval for
+every number of rounds and runs per boot the data allows (how the width
+narrows with each)."""
 import argparse
 import json
 import re
@@ -37,19 +42,30 @@ def interval(xs):
     return bench_report.median(xs), bench_report.median_ci(xs) if len(xs) >= 6 else None
 
 
-def read(d):
-    """{(workload, steal): {round: {impl: {metric: value, "steals": n}}}}"""
-    runs = {}
+def read(d, max_rounds=None, max_reps=None):
+    """{(workload, steal): {round: {impl: {metric: value, "steals": n}}}}: a
+    boot that ran a workload several times (rep=) has the median of its
+    runs per metric, and their mean number of steals."""
+    reps = {}
     for f in sorted(Path(d).glob("*-*/runs.txt")):
         impl, rnd = f.parent.name.rsplit("-", 1)
+        if max_rounds and int(rnd) > max_rounds:
+            continue
         for line in f.read_text().splitlines():
             kv = dict(re.findall(r"(\w+)=(\S+)", line))
             vals = {m: float(kv[m]) for m in METRICS if m in kv}
             if kv.get("rc") != "0" or not vals or any(v <= 0 for v in vals.values()):
                 sys.exit(f"workload-report: a failed run in {f}: {line}")
             vals["steals"] = int(kv.get("steals", 0))
-            runs.setdefault((kv["workload"], kv["steal"]), {}).setdefault(
-                int(rnd), {})[impl] = vals
+            if max_reps and int(kv.get("rep", 1)) > max_reps:
+                continue
+            reps.setdefault((kv["workload"], kv["steal"], int(rnd), impl), []).append(vals)
+    runs = {}
+    for (w, steal, rnd, impl), vs in reps.items():
+        boot = {m: statistics.median(v[m] for v in vs) for m in vs[0] if m != "steals"}
+        boot["steals"] = statistics.mean(v["steals"] for v in vs)
+        boot["reps"] = len(vs)
+        runs.setdefault((w, steal), {}).setdefault(rnd, {})[impl] = boot
     return runs
 
 
@@ -71,7 +87,8 @@ def records(runs):
             med, ci = interval(ratios)
             recs.append({
                 "workload": w, "steal": steal, "metric": m, "better": METRICS[m][2],
-                "rounds": len(ratios),
+                "rounds": len(ratios), "reps": max(v["c"]["reps"] for v in both),
+                "width": (ci[1] - ci[0]) if ci else None,
                 "c": statistics.median(v["c"][m] for v in both),
                 "rust": statistics.median(v["rust"][m] for v in both),
                 "ratio": med, "ratio_ci": ci,
@@ -97,13 +114,15 @@ def steal_effect(runs):
 
 
 def markdown(recs, effect):
-    lines = ["| Workload | Stealing | Metric | Rounds | C | Rust | Rust/C [95%] | steals per run C / Rust |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| Workload | Stealing | Metric | Rounds x runs | C | Rust | Rust/C [95%] | width "
+             "| steals per run C / Rust |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in recs:
         label, unit, better = METRICS[r["metric"]]
         lines.append(f"| {r['workload']} | {r['steal']} | {label} ({unit}, {better} is better) | "
-                     f"{r['rounds']} | {r['c']:.3f} | {r['rust']:.3f} | "
+                     f"{r['rounds']} x {r['reps']} | {r['c']:.3f} | {r['rust']:.3f} | "
                      f"{fmt((r['ratio'], r['ratio_ci']))} | "
+                     f"{'%.3f' % r['width'] if r['width'] is not None else '-'} | "
                      f"{r['c_steals']:.0f} / {r['rust_steals']:.0f} |")
     lines += ["", "| Workload | Metric | C: stealing on / off [95%] | Rust: stealing on / off [95%] |",
               "|---|---|---|---|"]
@@ -138,14 +157,41 @@ def chart(recs, png, title):
     fig.savefig(png, dpi=110)
 
 
+def widths(d):
+    """The interval width of each (workload, steal, metric) per number of
+    rounds (6 and up, in steps) and runs per boot."""
+    full = records(read(d))
+    if not full:
+        sys.exit(f"workload-report: no round with both builds in {d}")
+    max_rounds, max_reps = full[0]["rounds"], full[0]["reps"]
+    steps = sorted({n for n in (6, 10, 15, 20, 30, 40, 60, max_rounds) if 6 <= n <= max_rounds})
+    cols = [(n, k) for k in sorted({1, max_reps}) for n in steps]
+    print("| Workload | Stealing | Metric | "
+          + " | ".join(f"{n} x {k}" for n, k in cols) + " |")
+    print("|---|---|---|" + "---|" * len(cols))
+    table = {}
+    for n, k in cols:
+        for r in records(read(d, n, k)):
+            table.setdefault((r["workload"], r["steal"], r["metric"]), {})[(n, k)] = r["width"]
+    for (w, steal, m), row in table.items():
+        cells = [f"{row[c]:.3f}" if row.get(c) is not None else "-" for c in cols]
+        print(f"| {w} | {steal} | {METRICS[m][0]} | " + " | ".join(cells) + " |")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
     ap.add_argument("--jsonl")
     ap.add_argument("--markdown")
     ap.add_argument("--png")
+    ap.add_argument("--rounds", type=int)
+    ap.add_argument("--reps", type=int)
+    ap.add_argument("--widths", action="store_true")
     a = ap.parse_args()
-    runs = read(a.dir)
+    if a.widths:
+        return widths(a.dir)
+    runs = read(a.dir, a.rounds, a.reps)
     recs = records(runs)
     if not recs:
         sys.exit(f"workload-report: no round with both builds in {a.dir}")
