@@ -155,12 +155,17 @@ help:
 	@echo "  inline               Rust inlined into its C callers: build, inline proof, KUnit"
 	@echo "  inline-configs       the inline option with KASAN+WERROR, GCOV, kCFI+FineIBT+rethunk"
 	@echo "  distro-kernels       distro code generation, without and with inlining: costs per call"
+	@echo "  gcc-kernel           C by GCC, Rust by rustc, as distributions build: KUnit, steal checks,"
+	@echo "                       selftests with both pickers, shadow check, no-panic check"
+	@echo "  crossings            C-to-Rust crossings per scheduler event from the objects -> docs/crossings.md"
 	@echo "  distro-flags-check   the userspace replica's distro flags against that build"
 	@echo "  rustc-min            the kernel's minimum rustc (Debian 13's 1.85): both crates, KUnit"
 	@echo "Benchmarks:"
 	@echo "  bench                bench-workload + bench-uml + bench-userspace -> docs/benchmarks.md"
 	@echo "  bench-workload       hackbench, wakeup latency: a C-helpers and a Rust-helpers UML kernel"
 	@echo "  bench-uml            the in-kernel C-vs-Rust microbenchmark in a UML kernel"
+	@echo "                       (UM_BENCH_VARIANTS: base gcc helpers-inline inline)"
+	@echo "  bench-workload-narrow hackbench alone, rounds x runs per boot: how narrow the interval gets"
 	@echo "  bench-userspace      the microbenchmark's userspace replica, every variant"
 	@echo "  steal-tries          run-queue locks per steal walk, 16-CPU guest"
 	@echo "The series (docs/series.md):"
@@ -539,6 +544,16 @@ distro-kernels: apply
 	$(call kernel,distro-inline)
 	scripts/inline_proof.py $(call kout,distro-inline)
 	scripts/hotpath_costs.py --out docs/hotpath-costs.md $(call kout,distro) $(call kout,distro-inline)
+
+# The C-to-Rust crossings and the calls out of Rust per scheduler event,
+# read from the objects (scripts/hotpath_costs.py --events) of the distro
+# kernels (clang; without and with the inlining options) and of the
+# GCC-built one: docs/crossings.md. Reads the builds of make distro-kernels
+# and make gcc-kernel; builds nothing.
+.PHONY: crossings
+crossings:
+	scripts/hotpath_costs.py --events --out docs/crossings.md \
+		$(call kout,distro) $(call kout,distro-inline) $(GCC_KOUT)
 
 # One implementation per build (scripts/one-impl-check.sh): the VM kernel
 # without SCHED_RUST_SWITCH, as a production configuration builds it, in its

@@ -321,6 +321,8 @@ def main():
         emit(" ".join(__doc__.split("\n\n")[6].split()))
         emit()
         for path in args:
+            if not os.path.exists(os.path.join(path, "kernel/sched/sched_rust.o")):
+                sys.exit(f"hotpath-costs: {path}: no kernel/sched/sched_rust.o (build it first)")
             events(path)
         if out:
             with open(out, "w", encoding="utf-8") as f:
