@@ -425,7 +425,7 @@ variant.gcc-distro      = x86   $(CONFIG_FRAGMENTS) configs/maxsmp.config config
 variant.arm32           = arm   configs/arm32.config configs/sched-rust.config
 variant.arm64-asym      = arm64 configs/arm64-asym.config configs/sched-rust.config configs/shadow.config
 variant.um-bench        = um    configs/uml-bench.config
-variant.um-bench-inline = um    configs/uml-bench.config configs/inline.config
+variant.um-bench-inline = um    configs/uml-bench.config configs/inline.config configs/uml-inline-helpers.config
 variant.um-bench-gcc    = um    configs/uml-bench.config configs/uml-bench-gcc.config
 variant.um-bench-helpers-inline = um configs/uml-bench.config configs/uml-inline-helpers.config
 variant.um-work-c       = um    configs/uml-workload.config
@@ -712,7 +712,8 @@ kunit-x86: apply
 #   gcc             C by GCC, as distributions build (configs/uml-bench-gcc.config);
 #   helpers-inline  clang with RUST_INLINE_HELPERS (configs/uml-inline-helpers.config,
 #                   patches 0021-0022 of patches/series-local);
-#   inline          clang with SCHED_RUST_INLINE (configs/inline.config).
+#   inline          clang with SCHED_RUST_INLINE and RUST_INLINE_HELPERS (both
+#                   ways inlined: configs/inline.config, uml-inline-helpers.config).
 UM_BENCH_VARIANTS  ?= base
 UM_BENCH_ROUNDS    ?= 301
 UM_BENCH_BATCH_US  ?= 500

@@ -73,7 +73,7 @@ UML_SHAPES = [
     ("base", "clang, helpers out of line"),
     ("gcc", "GCC (as distributions build), helpers out of line"),
     ("helpers-inline", "clang, RUST_INLINE_HELPERS"),
-    ("inline", "clang, SCHED_RUST_INLINE"),
+    ("inline", "clang, SCHED_RUST_INLINE and RUST_INLINE_HELPERS"),
 ]
 
 SUMMARY_RE = re.compile(
