@@ -256,13 +256,13 @@ def outcalls(build, export):
     rows = []
     walk(build, export, 0, set(), rows)
     out, indirect = {}, 0
-    local = {sym for _, sym, _ in rows}
+    rust = {sym for _, sym, _ in rows if build.where[sym].endswith("sched_rust.o")}
     for _, sym, c in rows:
+        if sym not in rust:
+            continue
         indirect += c["indirect"]
         for callee, n in c["calls"].items():
-            if callee not in local and build.where.get(callee, "").endswith("sched_rust.o"):
-                continue
-            if callee not in local:
+            if callee not in rust and not build.where.get(callee, "").endswith("sched_rust.o"):
                 out[callee] = out.get(callee, 0) + n
     return out, indirect
 
