@@ -106,7 +106,8 @@ class Build:
                    "--disassemble-symbols=" + sym, self.where[sym])
         c = {"insns": 0, "calls": {}, "indirect": 0, "kcfi": 0, "ret_thunks": 0, "rets": 0}
         last = None
-        for line in text.splitlines():
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
             if SYM_RE.match(line):
                 continue
             m = RELOC_RE.match(line)
@@ -129,11 +130,14 @@ class Build:
             if mnem == "int3" or mnem.startswith("nop"):
                 continue
             c["insns"] += 1
+            # A relocation on the next line names the target; the operand
+            # of an unrelocated object shows a wrong one (often __cfi_*).
+            relocated = i + 1 < len(lines) and RELOC_RE.match(lines[i + 1])
             if mnem in ("ret", "retq"):
                 c["rets"] += 1
             elif (mnem.startswith("call") or mnem.startswith("jmp")) and "*" in ops:
                 c["indirect"] += 1
-            elif mnem.startswith("call") or mnem.startswith("jmp"):
+            elif (mnem.startswith("call") or mnem.startswith("jmp")) and not relocated:
                 # A call within the section needs no relocation: its target
                 # is in the operand, "<name>" or "<name+0x..>".
                 t = TARGET_RE.search(ops)
