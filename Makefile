@@ -782,12 +782,15 @@ bench-workload-narrow: bench-workload-build
 	/usr/bin/python3 scripts/workload_report.py $(BENCH_OUT)/narrow/workload --widths \
 		| tee $(BENCH_OUT)/workload-widths.md
 
-# make bench: the workloads (C build vs Rust build), the UML kernel's figures
+# make bench: the workloads (C build vs Rust build), the UML kernels' figures
+# (and their calls per operation from the objects, docs/hotpath-costs-uml.md)
 # and the userspace replica's, rendered into docs/benchmarks.md (between its
 # bench-report markers) and the charts docs/benchmarks-workload.png and
 # docs/benchmarks.png (scripts/bench_report.py). Not part of make test.
 bench: UM_BENCH_VARIANTS = base gcc helpers-inline inline
 bench: bench-workload bench-uml bench-userspace
+	scripts/hotpath_costs.py --out docs/hotpath-costs-uml.md \
+		$(foreach v,$(UM_BENCH_VARIANTS),$(call um_bench_kout,$(v)))
 	cp $(BENCH_OUT)/workload.png docs/benchmarks-workload.png
 	/usr/bin/python3 scripts/bench_report.py render --doc docs/benchmarks.md \
 		--png docs/benchmarks.png --uml $(BENCH_OUT)/uml.jsonl \
