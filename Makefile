@@ -19,6 +19,8 @@ CACHE ?= $(TOP)/.cache
 # Runs a target's command and writes its time and tally into docs/results.md
 # (scripts/results.py): the README links that file and keeps no figures.
 RECORD = /usr/bin/python3 $(TOP)/scripts/results.py run $@ --
+# For targets whose steps print their own tallies and no overall one.
+RECORD_SUM = /usr/bin/python3 $(TOP)/scripts/results.py run --sum $@ --
 # The base: Linux $(KERNEL_VERSION), from Debian's linux-source-$(KERNEL_VERSION)
 # package at KERNEL_DEB_VERSION (falls back to the newest $(KERNEL_VERSION).y
 # served, with a warning). make rebase-check tries the series on another.
@@ -582,7 +584,7 @@ MAXSMP_KOUT = $(call kout,maxsmp)
 .PHONY: maxsmp
 maxsmp: apply
 	$(call kernel,maxsmp)
-	$(RECORD) $(MAKE) --no-print-directory maxsmp-boot
+	$(RECORD_SUM) $(MAKE) --no-print-directory maxsmp-boot
 .PHONY: maxsmp-boot
 maxsmp-boot: STEAL_ROUNDS = 2
 maxsmp-boot:
@@ -614,7 +616,7 @@ boot_all_checks = $(call boot_both_walks,$(1)) && \
 GCC_KOUT = $(call kout,gcc-distro)
 .PHONY: gcc-kernel gcc-kernel-run gcc-kernel-boot
 gcc-kernel: apply
-	$(RECORD) $(MAKE) --no-print-directory gcc-kernel-run
+	$(RECORD_SUM) $(MAKE) --no-print-directory gcc-kernel-run
 gcc-kernel-run:
 	$(call kernel,gcc-distro)
 	grep -q '^CONFIG_CC_IS_GCC=y' $(GCC_KOUT)/.config

@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """Time a make target and record it in docs/results.md.
 
-Usage: results.py run NAME -- COMMAND [ARG...]
+Usage: results.py run [--sum] NAME -- COMMAND [ARG...]
 
 Runs COMMAND with its output passed through, and records NAME's row in
 docs/results.md: the kernel it ran on (the base's Debian version,
 KERNEL_DEB_VERSION, which the Makefile exports), the wall-clock time, the
 last "N passed, N failed" line COMMAND printed (if any), whether it
-succeeded, and the host (CPU model and online CPUs). The other rows stay
+succeeded, and the host (CPU model and online CPUs). With --sum, for a
+target made of steps that each print their own tally and none an overall
+one, the sum of all the tallies it printed instead of the last. The other rows stay
 as they were, so the file holds the last measured run of every target
 that was run on some machine. Exits with COMMAND's status; a failed run
 is recorded as failed.
@@ -91,9 +93,10 @@ def record(name, seconds, status, tally):
     os.replace(tmp, RESULTS)
 
 
-def run(name, cmd):
+def run(name, cmd, add=False):
     t0 = time.monotonic()
     tally = ""
+    total = [0, 0, 0]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=None)
     for raw in proc.stdout:
         sys.stdout.buffer.write(raw)
@@ -101,7 +104,10 @@ def run(name, cmd):
         m = TALLY.search(raw.decode(errors="replace"))
         if m:
             tally = m.group(0)
+            total = [t + int(n or 0) for t, n in zip(total, m.groups())]
     status = proc.wait()
+    if add and tally:
+        tally = f"{total[0]} passed, {total[1]} failed, {total[2]} skipped"
     record(name, time.monotonic() - t0, status, tally)
     return status
 
@@ -116,11 +122,14 @@ def dry_run():
 
 def main():
     args = sys.argv[1:]
+    add = len(args) > 1 and args[1] == "--sum"
+    if add:
+        del args[1]
     if len(args) < 4 or args[0] != "run" or args[2] != "--" or not re.fullmatch(r"[\w.-]+", args[1]):
         sys.exit(__doc__)
     if dry_run():
         os.execvp(args[3], args[3:])
-    sys.exit(run(args[1], args[3:]))
+    sys.exit(run(args[1], args[3:], add))
 
 
 if __name__ == "__main__":
