@@ -10,7 +10,8 @@ KERNEL_DEB_VERSION, which the Makefile exports), the wall-clock time, the
 last "N passed, N failed" line COMMAND printed (if any), whether it
 succeeded, and the host (CPU model and online CPUs). With --sum, for a
 target made of steps that each print their own tally and none an overall
-one, the sum of all the tallies it printed instead of the last. The other rows stay
+one, the sum of the tallies it printed on lines of their own instead of
+the last. The other rows stay
 as they were, so the file holds the last measured run of every target
 that was run on some machine. Exits with COMMAND's status; a failed run
 is recorded as failed.
@@ -101,9 +102,14 @@ def run(name, cmd, add=False):
     for raw in proc.stdout:
         sys.stdout.buffer.write(raw)
         sys.stdout.buffer.flush()
-        m = TALLY.search(raw.decode(errors="replace"))
+        line = raw.decode(errors="replace")
+        m = TALLY.search(line)
         if m:
             tally = m.group(0)
+        # Summed: a step's closing line only, the tally alone on its line
+        # (a summary that quotes the tallies it sums is not counted twice).
+        m = TALLY.fullmatch(line.strip())
+        if m:
             total = [t + int(n or 0) for t, n in zip(total, m.groups())]
     status = proc.wait()
     if add and tally:
