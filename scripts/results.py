@@ -97,7 +97,7 @@ def record(name, seconds, status, tally):
 def run(name, cmd, add=False):
     t0 = time.monotonic()
     tally = ""
-    total = [0, 0, 0]
+    total, steps = [0, 0, 0], 0
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=None)
     for raw in proc.stdout:
         sys.stdout.buffer.write(raw)
@@ -111,8 +111,10 @@ def run(name, cmd, add=False):
         m = TALLY.fullmatch(line.strip())
         if m:
             total = [t + int(n or 0) for t, n in zip(total, m.groups())]
+            steps += 1
     status = proc.wait()
-    if add and tally:
+    # Without a tally on a line of its own, the last one stands.
+    if add and steps:
         tally = f"{total[0]} passed, {total[1]} failed, {total[2]} skipped"
     record(name, time.monotonic() - t0, status, tally)
     return status

@@ -87,7 +87,7 @@ def records(runs):
             med, ci = interval(ratios)
             recs.append({
                 "workload": w, "steal": steal, "metric": m, "better": METRICS[m][2],
-                "rounds": len(ratios), "reps": max(v["c"]["reps"] for v in both),
+                "rounds": len(ratios), "reps": max(v[i]["reps"] for v in both for i in ("c", "rust")),
                 "width": (ci[1] - ci[0]) if ci else None,
                 "c": statistics.median(v["c"][m] for v in both),
                 "rust": statistics.median(v["rust"][m] for v in both),
