@@ -78,7 +78,8 @@ VM_TIMEOUT ?= 1500
 # KUnit suites that must appear in the VM's output (a missing one fails).
 KUNIT_SUITES ?= sched_rust_sparsemask sched_rust_sparsemask_rust sched_rust_steal sched_rust_steal_rust \
 	sched_rust_idle_pick sched_rust_idle_pick_rust \
-	sched_rust_asym_fit sched_rust_asym_fit_rust sched_rust_shadow rust_atomics
+	sched_rust_asym_fit sched_rust_asym_fit_rust sched_rust_shadow rust_atomics \
+	rust_kernel_bitmap rust_kernel_cpumask
 
 # The steal benchmark in the guest: hackbench with stealing off, the C walk and
 # the Rust walk, interleaved. make test runs a short version as a function check.
@@ -506,7 +507,7 @@ cfi: apply
 	$(call boot_both_walks,$(call kout,cfi))
 
 # The Rust helpers inlined into their C callers (CONFIG_SCHED_RUST_INLINE,
-# patches/0019), in its own build folder: the proof from the objects'
+# patches/0021), in its own build folder: the proof from the objects'
 # disassembly that overload_set(), overload_clear(), try_steal(), the asym
 # fit and the idle picks call no sched_rust_* function and hold the Rust
 # code (scripts/inline_proof.py), then the KUnit suites (which call the
@@ -716,7 +717,7 @@ kunit-x86: apply
 #   base            clang, the C helpers of rust/helpers out of line;
 #   gcc             C by GCC, as distributions build (configs/uml-bench-gcc.config);
 #   helpers-inline  clang with RUST_INLINE_HELPERS (configs/uml-inline-helpers.config,
-#                   patches 0021-0022 of patches/series-local);
+#                   patches 0023-0024 of patches/series-local);
 #   inline          clang with SCHED_RUST_INLINE and RUST_INLINE_HELPERS (both
 #                   ways inlined: configs/inline.config, uml-inline-helpers.config).
 UM_BENCH_VARIANTS  ?= base

@@ -24,7 +24,7 @@ attempt's output is printed and kept in the JSON (first_attempt).
 
 The proof of which picker ran: after each selftest the guest writes
 "picks TEST MINE OTHER SECONDS", the picker's own and the other picker's
-calls during it (sched/rust/idle_picks, patch 0016). A test during which the other
+calls during it (sched/rust/idle_picks, patch 0018). A test during which the other
 picker ran fails, and so does a picker that never ran during all of its
 selftests. With --selftest-c failed that check applies to the C picker only
 when some selftests ran with it and the Rust picker made picks during those

@@ -44,7 +44,7 @@
 # to it or a later one; the earlier commits are reported as skipped),
 # SERIES_FIRST_RUST
 # (the number of the first patch allowed to bring Rust into kernel/sched,
-# default 0013), SERIES_KMAKE (the command that runs the kernel's make with
+# default 0015), SERIES_KMAKE (the command that runs the kernel's make with
 # the project's toolchain; the Makefile passes "make series-kmake").
 set -euo pipefail
 
@@ -377,7 +377,7 @@ am_series() {
 
 # 4. Every commit builds on its own.
 bisect_series() {
-	local kout=${SERIES_KOUT:?} config=${SERIES_CONFIG:?} first_rust=${SERIES_FIRST_RUST:-0013}
+	local kout=${SERIES_KOUT:?} config=${SERIES_CONFIG:?} first_rust=${SERIES_FIRST_RUST:-0015}
 	[ -f "$config" ] || die "no configuration $config (make series-check builds it)"
 	g rev-parse -q --verify refs/heads/series-am >/dev/null || die "run make series-check first"
 	mapfile -t series < <(series_list)

@@ -11,7 +11,7 @@
 # (bench/uml-workload-init.sh): hackbench (the steal series' benchmark)
 # and wakeup-latency ($UM_WORK_BIN/wakeup-latency, from
 # bench/wakeup-latency.c: schbench's kind of load, wakeup latency
-# percentiles and requests per second). UML has an LLC domain through patch 0020
+# percentiles and requests per second). UML has an LLC domain through patch 0022
 # (patches/series-local), so the steal series runs there.
 #
 # Then scripts/workload_report.py: per workload and steal mode, the median
@@ -52,10 +52,10 @@ boot() { # impl kout round
 	[ -f "$d/uml-done" ] || { tail -n 30 "$d/console.txt" >&2; fail "$1 round $3: no result (exit status $rc)"; }
 	grep -q "^nproc $cpus\$" "$d/uml-info.txt" || fail "$1 round $3: not $cpus CPUs"
 	# Stealing needs an LLC domain: none, and the two builds would run the
-	# same code (patch 0020 gives UML one).
+	# same code (patch 0022 gives UML one).
 	awk '/steal=on/ && match($0, / steals=[0-9]+/) { n += substr($0, RSTART + 8, RLENGTH - 8) }
 		END { exit !(n > 0) }' "$d/runs.txt" ||
-		fail "$1 round $3: no steal with stealing on (no LLC domain: patch 0020 missing?)"
+		fail "$1 round $3: no steal with stealing on (no LLC domain: patch 0022 missing?)"
 	uml_log_clean "$d/dmesg.txt" ||
 		fail "$1 round $3: the kernel log has a BUG, WARNING, Oops or panic"
 	if grep -v ' rc=0 ' "$d/runs.txt" | grep -q . || grep -q 'result=none' "$d/runs.txt"; then

@@ -2,7 +2,7 @@
 /*
  * The rust/helpers functions that the helpers call, as the kernel has them:
  * the atomic_t/atomic64_t operations behind kernel::sync::atomic's Atomic
- * that the crate uses, and those of rust/helpers/topology.c (patch 0016)
+ * that the crate uses, and those of rust/helpers/topology.c (patch 0018)
  * that the idle picker's production path calls. Built with the variant's
  * flags, LTO included, as CONFIG_RUST_INLINE_HELPERS lets the kernel's
  * inline into Rust.

@@ -85,7 +85,7 @@ pub mod bindings {
         pub fn atomic64_fetch_andnot_relaxed(i: i64, v: *mut atomic64_t) -> i64;
         #[link_name = "rust_helper_atomic_ptr_read"]
         pub fn atomic_ptr_read(v: *mut *const ffi::c_void) -> *const ffi::c_void;
-        // rust/helpers/topology.c (patch 0016), for the idle picker's
+        // rust/helpers/topology.c (patch 0018), for the idle picker's
         // production path, which reads the running system.
         #[link_name = "rust_helper_cpu_smt_mask"]
         pub fn cpu_smt_mask(cpu: ffi::c_int) -> *const cpumask;
@@ -318,6 +318,85 @@ pub mod cpu {
     impl From<CpuId> for i32 {
         fn from(id: CpuId) -> Self {
             id.0 as i32
+        }
+    }
+}
+
+/// `kernel::bitmap`: a borrowed C bitmap, as the kernel's `Bitmap` (patch
+/// 0013 adds `as_atomic_words()`).
+pub mod bitmap {
+    use crate::sync::atomic::Atomic;
+
+    /// A C bitmap of `len()` bits, as the kernel's: a slice of `()` whose
+    /// length is the number of bits.
+    #[repr(align(8))]
+    pub struct Bitmap {
+        data: [()],
+    }
+
+    impl Bitmap {
+        /// Borrows the C bitmap at `ptr`, `nbits` bits.
+        ///
+        /// # Safety
+        ///
+        /// As the kernel's: `ptr` is an array of `unsigned long` of `nbits`
+        /// bits, live for `'a`, accessed concurrently only atomically;
+        /// `nbits <= i32::MAX`.
+        #[inline]
+        pub unsafe fn from_raw<'a>(ptr: *const usize, nbits: usize) -> &'a Bitmap {
+            let data: *const [()] = core::ptr::slice_from_raw_parts(ptr.cast(), nbits);
+            // SAFETY: the caller's contract, as in the kernel.
+            unsafe { &*(data as *const Bitmap) }
+        }
+
+        /// The number of bits.
+        #[inline]
+        pub fn len(&self) -> usize {
+            self.data.len()
+        }
+
+        /// The words, as `Atomic<usize>`.
+        #[inline]
+        pub fn as_atomic_words(&self) -> &[Atomic<usize>] {
+            let words = self.data.len().div_ceil(usize::BITS as usize);
+            // SAFETY: `from_raw()`'s contract: `words` words, live while
+            // `self` is borrowed, accessed only atomically.
+            unsafe {
+                core::slice::from_raw_parts(
+                    core::ptr::from_ref(self).cast::<Atomic<usize>>(),
+                    words,
+                )
+            }
+        }
+    }
+}
+
+/// `kernel::cpumask`: a borrowed `struct cpumask`, as the kernel's
+/// `Cpumask` (patch 0014 adds `as_bitmap()`).
+pub mod cpumask {
+    use crate::{bindings, bitmap::Bitmap, cpu::nr_cpu_ids};
+
+    /// A `struct cpumask`.
+    #[repr(transparent)]
+    pub struct Cpumask(core::cell::UnsafeCell<bindings::cpumask>);
+
+    impl Cpumask {
+        /// Borrows the cpumask at `ptr`.
+        ///
+        /// # Safety
+        ///
+        /// `ptr` is a valid `struct cpumask` for `'a`.
+        #[inline]
+        pub unsafe fn from_raw<'a>(ptr: *const bindings::cpumask) -> &'a Self {
+            // SAFETY: the caller's contract.
+            unsafe { &*ptr.cast() }
+        }
+
+        /// Its bits, a `Bitmap` of `nr_cpu_ids` bits.
+        #[inline]
+        pub fn as_bitmap(&self) -> &Bitmap {
+            // SAFETY: a cpumask has room for `nr_cpu_ids` bits.
+            unsafe { Bitmap::from_raw(self.0.get().cast::<usize>(), nr_cpu_ids() as usize) }
         }
     }
 }

@@ -254,10 +254,10 @@ int sched_steal_from(void *arg, int src_cpu);
 bool sched_rust_idle_test_and_clear_cpu(const struct scx_idle_topo *topo,
 					int cpu, unsigned int state);
 s32 sched_rust_idle_pick_in_node(const struct scx_idle_topo *topo,
-				 const unsigned long *cpus_allowed, int node,
+				 const struct cpumask *cpus_allowed, int node,
 				 u64 flags, unsigned int state);
 s32 sched_rust_idle_pick(const struct scx_idle_topo *topo,
-			 const unsigned long *cpus_allowed, int node, u64 flags,
+			 const struct cpumask *cpus_allowed, int node, u64 flags,
 			 unsigned int state);
 
 /*

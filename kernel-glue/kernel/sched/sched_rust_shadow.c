@@ -757,11 +757,11 @@ static void idle_shadow_run(enum shadow_helper kind, const struct scx_idle_topo 
 		rust_got = sched_rust_idle_test_and_clear_cpu(&s->topo[1], arg, state);
 		break;
 	case SHADOW_IDLE_PICK_IN_NODE:
-		rust_got = sched_rust_idle_pick_in_node(&s->topo[1], cpumask_bits(s->allowed),
+		rust_got = sched_rust_idle_pick_in_node(&s->topo[1], s->allowed,
 							arg, flags, state);
 		break;
 	default:
-		rust_got = sched_rust_idle_pick(&s->topo[1], cpumask_bits(s->allowed), arg,
+		rust_got = sched_rust_idle_pick(&s->topo[1], s->allowed, arg,
 						flags, state);
 		break;
 	}

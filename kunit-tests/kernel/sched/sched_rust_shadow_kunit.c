@@ -155,8 +155,8 @@ static unsigned int shadow_idle_run(struct shadow_idle *t, unsigned int start,
 		if (shadow)
 			sched_rust_shadow_idle_pick(&t->topo, cpu_possible_mask, NUMA_NO_NODE,
 						    0, 0, false, true);
-		got[i] = sched_rust_idle_pick(&t->topo, cpumask_bits(cpu_possible_mask),
-					      NUMA_NO_NODE, 0, 0);
+		got[i] = sched_rust_idle_pick(&t->topo, cpu_possible_mask, NUMA_NO_NODE,
+					      0, 0);
 		if (got[i] >= 0 && i % 4)
 			set_bit(got[i], t->cpu);
 	}

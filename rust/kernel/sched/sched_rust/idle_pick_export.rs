@@ -34,12 +34,13 @@ use super::idle_pick::{
 };
 use super::sync::{
     Atomic,
-    Relaxed,
-    Word, //
+    Relaxed, //
 };
 use kernel::{
     bindings,
+    bitmap::Bitmap,
     cpu::CpuId,
+    cpumask::Cpumask,
     ffi::{
         c_int,
         c_uint,
@@ -64,16 +65,16 @@ const _: () = assert!(bindings::SCX_IDLE_MAX_NODES as usize <= MAX_NODES);
 ///
 /// # Invariants
 ///
-/// `topo` satisfies the contract of [`Masks::new`] for `'a`.
+/// `topo` satisfies the contract of [`Masks::new`] for `'a`, and its
+/// `nr_cpus` and `nr_nodes` are at most `i32::MAX`, the longest [`Bitmap`].
 #[derive(Clone, Copy)]
 struct Masks<'a> {
     topo: &'a bindings::scx_idle_topo,
-    /// `unsigned long` words in a bitmap of `nr_cpus` bits.
-    words: usize,
 }
 
 impl<'a> Masks<'a> {
-    /// Views `topo`; `None` if it is NULL.
+    /// Views `topo`; `None` if it is NULL, or if it has more CPUs or nodes
+    /// than a [`Bitmap`] can hold (`i32::MAX`; no kernel has them).
     ///
     /// # Safety
     ///
@@ -90,13 +91,11 @@ impl<'a> Masks<'a> {
     unsafe fn new(topo: *const bindings::scx_idle_topo) -> Option<Self> {
         // SAFETY: the caller's contract: NULL or a live view.
         let topo = unsafe { topo.as_ref() }?;
-        Some(Self {
-            topo,
-            words: topo.nr_cpus.div_ceil(usize::BITS) as usize,
-        })
+        let fits = |n: u32| i32::try_from(n).is_ok();
+        (fits(topo.nr_cpus) && fits(topo.nr_nodes)).then_some(Self { topo })
     }
 
-    /// The bitmap at `bits`, as wide as a CPU mask; empty for NULL.
+    /// The bitmap at `bits`, `nr_cpus` bits; empty for NULL.
     ///
     /// # Safety
     ///
@@ -108,10 +107,11 @@ impl<'a> Masks<'a> {
         if bits.is_null() {
             return &[];
         }
-        // SAFETY: `bits` has `nr_cpus` bits, i.e. `words` whole `unsigned
-        // long`s, which have the layout of `Word`, `Atomic<usize>` (the
-        // caller's contract). The core accesses them only through it:
-        // `load(Relaxed)` (`READ_ONCE()`) and the atomic bit operations.
+        // SAFETY: `bits` is an array of `unsigned long` that holds
+        // `nr_cpus` bits, live for `'a` (the caller's contract), and
+        // `nr_cpus <= i32::MAX` (type invariant). The core accesses it
+        // only through `Bitmap::as_atomic_words()`: `load(Relaxed)`
+        // (`READ_ONCE()`) and the atomic bit operations.
         // Its C writers meanwhile, for the bitmaps read this way:
         // - the idle masks: `update_builtin_idle()` (`assign_cpu()`, and
         //   `cpumask_or()`/`cpumask_andnot()` of a core on `smt`), the C
@@ -127,8 +127,8 @@ impl<'a> Masks<'a> {
         // Of those writers, the claims and `assign_cpu()` are atomic bitops,
         // which do not race with the core's accesses. The others are plain
         // stores or read-modify-writes (for large masks `memcpy()`/
-        // `memset()`, which may store a word in pieces): `Atomic::from_ptr()`
-        // asks for no data race, and these are data races in the LKMM's
+        // `memset()`, which may store a word in pieces): `Bitmap::from_raw()`
+        // asks that concurrent accesses be atomic, and these are data races in the LKMM's
         // sense, the very ones upstream's C pickers have with the same
         // writers (their `cpumask_test_cpu()`/`find_next_and_bit()` reads),
         // which idle.c accepts by design. The core is no weaker than C
@@ -139,7 +139,8 @@ impl<'a> Masks<'a> {
         // one winner per CPU. A racing plain update of `smt` may undo a
         // core's removal, which upstream accepts (the mask is a hint, the
         // claim on `cpu` decides).
-        unsafe { core::slice::from_raw_parts(bits.cast::<Word>(), self.words) }
+        let bitmap = unsafe { Bitmap::from_raw(bits.cast::<usize>(), self.topo.nr_cpus as usize) };
+        bitmap.as_atomic_words()
     }
 
     /// The idle masks of `node`, `None` for the global ones.
@@ -170,13 +171,15 @@ impl<'a> Masks<'a> {
         if online.is_null() {
             return &[];
         }
-        let words = self.topo.nr_nodes.div_ceil(usize::BITS) as usize;
-        // SAFETY: `online_nodes` has `nr_nodes` bits (type invariant), i.e.
-        // `words` whole `unsigned long`s; node hotplug sets and clears them
-        // with the atomic `node_set_state()`/`node_clear_state()`, and the
-        // core reads them with `load(Relaxed)`, `READ_ONCE()`; `Word` is
-        // `Atomic<usize>`, with the layout of `unsigned long`.
-        unsafe { core::slice::from_raw_parts(online.cast::<Word>(), words) }
+        // SAFETY: `online_nodes` is an array of `unsigned long` that holds
+        // `nr_nodes` bits, at most `i32::MAX`, live for `'a` (type
+        // invariant). Node hotplug sets and clears them with the atomic
+        // `node_set_state()`/`node_clear_state()`, and the core reads them
+        // with `load(Relaxed)`, `READ_ONCE()`: every concurrent access is
+        // atomic, as `Bitmap::from_raw()` asks.
+        let bitmap =
+            unsafe { Bitmap::from_raw(online.cast::<usize>(), self.topo.nr_nodes as usize) };
+        bitmap.as_atomic_words()
     }
 
     /// The node order at `published`, loaded as `rcu_dereference()` does:
@@ -265,16 +268,14 @@ impl Topology for System<'_> {
         // SAFETY: `cpu` is a possible CPU: a claim's CPU by the callers'
         // contract (idle.c's kfuncs check it), a pick's candidates from the
         // idle masks, which hold possible CPUs only. `cpu_smt_mask()` of a
-        // possible CPU is its live sibling mask, at least `nr_cpu_ids` bits
-        // (or `cpumask_of()` without `CONFIG_SCHED_SMT`, read-only); the
+        // possible CPU is its live sibling mask (or `cpumask_of()` without
+        // `CONFIG_SCHED_SMT`, read-only), a valid `struct cpumask`; the
         // topology code rewrites its bits under CPU hotplug (see
         // `Masks::bits()`) and never frees it (with `CPUMASK_OFFSTACK` the
         // architecture allocates it while the CPUs come up, before
         // sched_ext can pick), so it outlives the pick.
-        unsafe {
-            let mask = bindings::cpu_smt_mask(cpu.into());
-            Some(self.0.bits(mask.cast::<c_ulong>()))
-        }
+        let siblings = unsafe { Cpumask::from_raw(bindings::cpu_smt_mask(cpu.into())) };
+        Some(siblings.as_bitmap().as_atomic_words())
     }
 
     #[inline]
@@ -359,27 +360,6 @@ fn to_node(node: c_int) -> Option<Option<u32>> {
     }
 }
 
-/// The allowed mask and the node of a pick on `masks`, or `None` for a NULL
-/// mask or a node that is not one.
-///
-/// # Safety
-///
-/// `cpus_allowed` is NULL or a CPU mask of `nr_cpus` bits, live for `'a`
-/// (see `Masks::bits()` for its writers).
-#[inline]
-unsafe fn pick_input<'a>(
-    masks: &Masks<'a>,
-    cpus_allowed: *const c_ulong,
-    node: c_int,
-) -> Option<(&'a Bits, Option<u32>)> {
-    if cpus_allowed.is_null() {
-        return None;
-    }
-    // SAFETY: the caller's contract.
-    let allowed = unsafe { masks.bits(cpus_allowed) };
-    Some((allowed, to_node(node)?))
-}
-
 /// The system and the allowed mask of a pick, or `None` for a NULL pointer
 /// or a node that is not one.
 ///
@@ -389,16 +369,21 @@ unsafe fn pick_input<'a>(
 #[inline]
 unsafe fn system_args<'a>(
     topo: *const bindings::scx_idle_topo,
-    cpus_allowed: *const c_ulong,
+    cpus_allowed: *const bindings::cpumask,
     node: c_int,
 ) -> Option<(System<'a>, &'a Bits, Option<u32>)> {
-    // SAFETY: the caller's contract is `Masks::new()`'s and
-    // `pick_input()`'s.
-    let (masks, (allowed, node)) = unsafe {
-        let masks = Masks::new(topo)?;
-        (masks, pick_input(&masks, cpus_allowed, node)?)
-    };
-    Some((System(masks), allowed, node))
+    // SAFETY: the caller's contract is `Masks::new()`'s.
+    let masks = unsafe { Masks::new(topo) }?;
+    if cpus_allowed.is_null() {
+        return None;
+    }
+    // SAFETY: `cpus_allowed` is a live `struct cpumask` (the caller's
+    // contract), whose writers meanwhile `Masks::bits()` lists; the core
+    // reads its `nr_cpu_ids` bits only through `Bitmap::as_atomic_words()`.
+    let allowed = unsafe { Cpumask::from_raw(cpus_allowed) }
+        .as_bitmap()
+        .as_atomic_words();
+    Some((System(masks), allowed, to_node(node)?))
 }
 
 /// Claims `cpu`: `scx_idle_test_and_clear_cpu()`. With
@@ -451,11 +436,11 @@ pub unsafe extern "C" fn sched_rust_idle_test_and_clear_cpu(
 /// # Safety
 ///
 /// As for [`sched_rust_idle_test_and_clear_cpu`]; in addition, if not NULL,
-/// `cpus_allowed` is a CPU mask (`nr_cpu_ids` bits) live for the call.
+/// `cpus_allowed` is a `struct cpumask` live for the call.
 #[export]
 pub unsafe extern "C" fn sched_rust_idle_pick_in_node(
     topo: *const bindings::scx_idle_topo,
-    cpus_allowed: *const c_ulong,
+    cpus_allowed: *const bindings::cpumask,
     node: c_int,
     flags: u64,
     state: c_uint,
@@ -481,7 +466,7 @@ pub unsafe extern "C" fn sched_rust_idle_pick_in_node(
 #[export]
 pub unsafe extern "C" fn sched_rust_idle_pick(
     topo: *const bindings::scx_idle_topo,
-    cpus_allowed: *const c_ulong,
+    cpus_allowed: *const bindings::cpumask,
     node: c_int,
     flags: u64,
     state: c_uint,
@@ -639,14 +624,16 @@ pub mod machine {
         cpus_allowed: *const c_ulong,
         node: c_int,
     ) -> Option<(Machine<'a>, &'a Bits, Option<u32>)> {
-        // SAFETY: the caller's contract is `Machine::new()`'s and
-        // `pick_input()`'s.
-        let (machine, (allowed, node)) = unsafe {
-            let machine = Machine::new(m)?;
-            let input = pick_input(&machine.masks, cpus_allowed, node)?;
-            (machine, input)
-        };
-        Some((machine, allowed, node))
+        // SAFETY: the caller's contract is `Machine::new()`'s.
+        let machine = unsafe { Machine::new(m) }?;
+        if cpus_allowed.is_null() {
+            return None;
+        }
+        // SAFETY: `cpus_allowed` is a bitmap of the machine's `nr_cpus`
+        // bits, live for `'a` (the caller's contract; see `Masks::bits()`
+        // for its writers).
+        let allowed = unsafe { machine.masks.bits(cpus_allowed) };
+        Some((machine, allowed, to_node(node)?))
     }
 
     /// [`sched_rust_idle_test_and_clear_cpu`] on a described machine.
@@ -854,13 +841,19 @@ mod tests {
         let mut cursor: c_uint = 0;
         with_view(&mut m, &mut cursor, |mach| {
             let p = all.as_ptr();
+            // Not a whole `struct cpumask`, but the picks on a NULL `topo`
+            // return before they read the allowed mask.
+            let possible = p.cast::<bindings::cpumask>();
             // SAFETY: `mach` is a valid machine of 8 CPUs and `all` has 64
             // bits; NULL is allowed for each pointer.
             unsafe {
                 assert!(!sched_rust_idle_test_and_clear_cpu(core::ptr::null(), 0, 0));
-                assert_eq!(sched_rust_idle_pick(core::ptr::null(), p, 0, 0, 0), -EBUSY);
                 assert_eq!(
-                    sched_rust_idle_pick_in_node(core::ptr::null(), p, 0, 0, 0),
+                    sched_rust_idle_pick(core::ptr::null(), possible, 0, 0, 0),
+                    -EBUSY
+                );
+                assert_eq!(
+                    sched_rust_idle_pick_in_node(core::ptr::null(), possible, 0, 0, 0),
                     -EBUSY
                 );
                 assert!(!sched_rust_idle_machine_test_and_clear_cpu(

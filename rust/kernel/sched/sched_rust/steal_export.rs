@@ -9,9 +9,9 @@ use super::steal::{
     Attempt,
     CpuBitmap, //
 };
-use super::sync::Word;
 use kernel::{
     bindings,
+    bitmap::Bitmap,
     ffi::{
         c_int,
         c_ulong,
@@ -65,17 +65,20 @@ pub unsafe extern "C" fn sched_rust_steal_search(
     // the walk then starts at 0 and tries every CPU, as the C walk does.
     let dst = u32::try_from(dst_cpu).unwrap_or(u32::MAX);
     let siblings = (!smt_siblings.is_null()).then(|| {
-        let words = overload.nelems().div_ceil(usize::BITS) as usize;
-        // SAFETY: the caller provides `nelems` bits, that is `words`
-        // whole `unsigned long`s, which have the layout of `Word`,
-        // `Atomic<usize>`. The only C writer of a sibling mask is the
+        // SAFETY: the caller provides an array of `unsigned long` of
+        // `nelems` bits, at most `i16::MAX`, live for the call. The core
+        // reads it only through `Bitmap::as_atomic_words()`, with
+        // `load(Relaxed)`. The only C writer of a sibling mask is the
         // topology code (`set_cpu_sibling_map()`/`remove_siblinginfo()`
-        // under CPU hotplug), with plain stores: a data race in the LKMM's
-        // sense with these `load(Relaxed)`s, as with the C walk's
-        // `for_each_cpu()` over the same mask, which the scheduler accepts
-        // for a hint. Each bit is read as its old or its new value, and a
-        // stale view of a hint is harmless.
-        CpuBitmap::new(unsafe { core::slice::from_raw_parts(smt_siblings.cast::<Word>(), words) })
+        // under CPU hotplug), with plain stores, where `Bitmap::from_raw()`
+        // asks for atomic ones: a data race in the LKMM's sense with these
+        // `load(Relaxed)`s, as with the C walk's `for_each_cpu()` over the
+        // same mask, which the scheduler accepts for a hint. Each bit is
+        // read as its old or its new value, and a stale view of a hint is
+        // harmless.
+        let bitmap =
+            unsafe { Bitmap::from_raw(smt_siblings.cast::<usize>(), overload.nelems() as usize) };
+        CpuBitmap::new(bitmap.as_atomic_words())
     });
     // fair.c's own `steal_from()` is called directly, any other through
     // the pointer, as `INDIRECT_CALL_1()` does: with retpolines and kCFI,

@@ -19,6 +19,10 @@
 //! builds the bitops from; `Atomic::or()`, `andnot()` and `fetch_andnot()`
 //! are this series' addition to `kernel::sync::atomic`.
 //!
+//! The exports borrow C's bitmaps as `kernel::bitmap::Bitmap` (a cpumask as
+//! `kernel::cpumask::Cpumask`, then `Cpumask::as_bitmap()`) and give the
+//! cores their words, `Bitmap::as_atomic_words()`: a `[Word]`.
+//!
 //! This file only names the types: the kernel's build uses upstream's, the
 //! userspace crate (property tests, fuzzing, loom) a model of them with the
 //! same names and methods (`rust/src/sync.rs` of sched-rust), so that the
