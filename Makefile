@@ -163,6 +163,7 @@ help:
 	@echo "  crossings            C-to-Rust crossings per scheduler event from the objects -> docs/crossings.md"
 	@echo "  distro-flags-check   the userspace replica's distro flags against that build"
 	@echo "  rustc-min            the kernel's minimum rustc (Debian 13's 1.85): both crates, KUnit"
+	@echo "  rust-doctests        the kernel crate's doctests (the rust/kernel patches' examples), KUnit"
 	@echo "Benchmarks:"
 	@echo "  bench                bench-workload + bench-uml + bench-userspace -> docs/benchmarks.md"
 	@echo "  bench-workload       hackbench, wakeup latency: a C-helpers and a Rust-helpers UML kernel"
@@ -434,6 +435,7 @@ variant.um-bench-helpers-inline = um configs/uml-bench.config configs/uml-inline
 variant.um-work-c       = um    configs/uml-workload.config
 variant.um-work-rust    = um    configs/uml-workload.config configs/uml-workload-rust.config
 variant.rustc-min       = x86   $(CONFIG_FRAGMENTS) configs/rustc-min.config
+variant.rust-doctests   = x86   $(CONFIG_FRAGMENTS) configs/rust-doctests.config
 
 kout = $(CACHE)/build-$(1)
 kernel = $(if $(variant.$(1)),$(call kernel_$(firstword $(variant.$(1))),$(1),$(wordlist 2,999,$(variant.$(1)))),\
@@ -477,6 +479,19 @@ boot_both_walks = KOUT=$(1) VM_EXTRA="STEAL_MODES='c rust' $(STEAL_GUEST)" scrip
 RUSTC_MIN_DIR ?= $(CACHE)/rustc-min
 RUSTC_MIN = RUSTC=$(RUSTC_MIN_DIR)/bin/rustc RUSTDOC=$(RUSTC_MIN_DIR)/bin/rustdoc \
 	RUST_LIB_SRC=$(RUSTC_MIN_DIR)/library
+.PHONY: rust-doctests
+# The VM kernel with CONFIG_RUST_KERNEL_DOCTESTS, in its own build folder,
+# and one boot: every doctest of the kernel crate runs as a KUnit case
+# (rust_doctests_kernel), the examples of patches 0011, 0013 and 0014
+# among them, beside make test's suites. Recorded in docs/results.md.
+rust-doctests: apply
+	$(RECORD) $(MAKE) --no-print-directory rust-doctests-run
+.PHONY: rust-doctests-run
+rust-doctests-run:
+	$(call kernel,rust-doctests)
+	KOUT=$(call kout,rust-doctests) KUNIT_SUITES="$(KUNIT_SUITES) rust_doctests_kernel" \
+		scripts/vm-kunit.sh
+
 .PHONY: rustc-min
 # The whole run is recorded in docs/results.md (rustc-min-run).
 rustc-min: apply
