@@ -385,7 +385,7 @@ bisect_series() {
 	[ ${#commits[@]} -eq ${#series[@]} ] ||
 		die "series-am has ${#commits[@]} commits, patches/series ${#series[@]}: run make series-check again"
 	mkdir -p "$kout"
-	local passed=0 failed=0 i c p n t0 t1 why log_file from=${SERIES_BISECT_FROM:-} rust_at
+	local passed=0 failed=0 skipped=0 i c p n t0 t1 why log_file from=${SERIES_BISECT_FROM:-} rust_at
 	# The commits before the first Rust patch must carry no Rust.
 	rust_at=$(printf '%s\n' "${series[@]}" | grep -n "^$first_rust" | cut -d: -f1)
 	[ -n "$rust_at" ] || die "SERIES_FIRST_RUST=$first_rust: no such patch in patches/series"
@@ -399,7 +399,11 @@ bisect_series() {
 		# Resume at a patch of the series (in series order): the commits
 		# before it are those of an earlier run.
 		if [ -n "$from" ]; then
-			[ "$n" = "$from" ] || { printf 'skip %2d %s\n' $((i + 1)) "$p"; continue; }
+			if [ "$n" != "$from" ]; then
+				skipped=$((skipped + 1))
+				printf 'skip %2d %s\n' $((i + 1)) "$p"
+				continue
+			fi
 			from=
 		fi
 		g checkout -q -f --detach "$c"
@@ -434,7 +438,13 @@ bisect_series() {
 		fi
 	done
 	g checkout -q -f series-am
-	echo "$passed passed, $failed failed"
+	# The commits skipped by SERIES_BISECT_FROM are in the tally, so that a
+	# resumed run is not recorded as a whole one.
+	if [ "$skipped" -gt 0 ]; then
+		echo "$passed passed, $failed failed, $skipped skipped"
+	else
+		echo "$passed passed, $failed failed"
+	fi
 	[ "$failed" -eq 0 ]
 }
 
