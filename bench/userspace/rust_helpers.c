@@ -83,6 +83,33 @@ __rust_helper const void *rust_helper_atomic_ptr_read(const void **ptr)
  * (cpu_smt_mask() of !CONFIG_SCHED_SMT: cpumask_of(cpu)).
  */
 
+/* rust/helpers/cpumask.c and bitops.c (patch 0014 adds the first two). */
+__rust_helper bool rust_helper_cpumask_test_and_clear_cpu(int cpu, struct cpumask *cpumask)
+{
+	return cpumask_test_and_clear_cpu(cpu, cpumask);
+}
+
+__rust_helper bool rust_helper_cpumask_intersects(const struct cpumask *src1p,
+						  const struct cpumask *src2p)
+{
+	return cpumask_intersects(src1p, src2p);
+}
+
+__rust_helper bool rust_helper_cpumask_test_cpu(int cpu, struct cpumask *srcp)
+{
+	return cpumask_test_cpu(cpu, srcp);
+}
+
+__rust_helper void rust_helper_cpumask_clear_cpu(int cpu, struct cpumask *dstp)
+{
+	cpumask_clear_cpu(cpu, dstp);
+}
+
+__rust_helper void rust_helper_clear_bit(unsigned long nr, volatile unsigned long *addr)
+{
+	clear_bit(nr, addr);
+}
+
 __rust_helper int rust_helper_cpu_to_node(int cpu)
 {
 	(void)cpu;

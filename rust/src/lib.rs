@@ -24,6 +24,9 @@
 // userspace stand-in, on Rust's atomics or loom's.
 pub mod sync;
 
+// The bit operations the kernel leaves to C, modelled on `sync`'s words.
+pub mod bits;
+
 #[path = "../kernel/sched/sched_rust/sparsemask.rs"]
 pub mod sparsemask;
 

@@ -15,8 +15,9 @@ mod models;
 
 use models::idle_pick::{padded_words, words, Machine, Model, OnCpu, Topo};
 use proptest::prelude::*;
+use sched_rust_core::bits::Bits;
 use sched_rust_core::idle_pick::{
-    build_node_order, pick, pick_in_node, sort_nodes_by_key, test_and_clear_cpu, Bits, IdleMasks,
+    build_node_order, pick, pick_in_node, sort_nodes_by_key, test_and_clear_cpu, IdleMasks,
     Topology, EBUSY, PICK_IDLE_IN_NODE, STATE_PER_NODE, STATE_SMT_ACTIVE,
 };
 use sched_rust_core::sync::Relaxed;
@@ -266,6 +267,7 @@ impl<'a> Probe<'a> {
 }
 
 impl Topology for Probe<'_> {
+    type Mask = Bits;
     fn nr_cpus(&self) -> u32 {
         self.inner.nr_cpus()
     }
@@ -275,7 +277,7 @@ impl Topology for Probe<'_> {
     fn cpu_node(&self, cpu: u32) -> Option<i32> {
         self.inner.cpu_node(cpu)
     }
-    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>> {
+    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_, Bits>> {
         self.inner.masks(node)
     }
     fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32> {
@@ -296,8 +298,8 @@ impl Topology for Probe<'_> {
         }
         self.inner.any_and_distribute(a, b)
     }
-    fn online_nodes(&self) -> &Bits {
-        self.inner.online_nodes()
+    fn node_online(&self, node: u32) -> bool {
+        self.inner.node_online(node)
     }
     fn nr_nodes(&self) -> u32 {
         self.inner.nr_nodes()

@@ -11,8 +11,9 @@
 
 use loom::sync::Arc;
 use loom::thread;
+use sched_rust_core::bits::Bits;
 use sched_rust_core::idle_pick::{
-    distribute, pick, test_and_clear_cpu, Bits, Cursor, IdleMasks, Topology, EBUSY,
+    distribute, pick, test_and_clear_cpu, CpuMask, Cursor, IdleMasks, Topology, EBUSY,
     STATE_SMT_ACTIVE,
 };
 use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask};
@@ -179,6 +180,7 @@ impl<'a> OnCpu<'a> {
 }
 
 impl Topology for OnCpu<'_> {
+    type Mask = Bits;
     fn nr_cpus(&self) -> u32 {
         NR_CPUS
     }
@@ -188,7 +190,7 @@ impl Topology for OnCpu<'_> {
     fn cpu_node(&self, cpu: u32) -> Option<i32> {
         (cpu < NR_CPUS).then_some(0)
     }
-    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>> {
+    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_, Bits>> {
         match node {
             None | Some(0) => Some(IdleMasks {
                 cpu: &self.topo.cpu,
@@ -200,8 +202,8 @@ impl Topology for OnCpu<'_> {
     fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32> {
         distribute(a, b, NR_CPUS, &self.cursor)
     }
-    fn online_nodes(&self) -> &Bits {
-        &self.topo.online
+    fn node_online(&self, node: u32) -> bool {
+        node < 1 && self.topo.online.test_cpu(node)
     }
     fn nr_nodes(&self) -> u32 {
         1

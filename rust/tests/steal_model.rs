@@ -9,7 +9,8 @@ mod models;
 use models::steal::{answer_of, model};
 use proptest::prelude::*;
 use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_DEFAULT};
-use sched_rust_core::steal::{steal_search, Attempt, CpuBitmap};
+use sched_rust_core::bits::CpuBitmap;
+use sched_rust_core::steal::{steal_search, Attempt};
 use sched_rust_core::sync::{Relaxed, Word};
 
 fn topology() -> impl Strategy<Value = (Vec<bool>, usize, usize, Vec<u8>)> {
@@ -48,7 +49,7 @@ proptest! {
 
         let answer: Vec<Attempt> = answers.iter().map(|&b| answer_of(b)).collect();
         let mut tried = Vec::new();
-        let got = steal_search(&overload, siblings, dst as u32, |cpu| { tried.push(cpu); answer[cpu as usize] });
+        let got = steal_search(&overload, siblings.as_ref(), dst as u32, |cpu| { tried.push(cpu); answer[cpu as usize] });
         let (want_tried, want) = model(&overload_bits, smt.then_some(&sib[..]), dst, &answer);
         prop_assert_eq!(&tried, &want_tried);
         prop_assert_eq!(got, want);
@@ -62,7 +63,7 @@ fn empty_mask_and_lone_destination_try_nothing() {
     let words = [Word::new(0b11 << 4)];
     let mut tried = 0;
     assert_eq!(
-        steal_search(&overload, Some(CpuBitmap::new(&words)), 5, |_| {
+        steal_search(&overload, Some(&CpuBitmap::new(&words)), 5, |_| {
             tried += 1;
             Attempt::Taken
         }),
@@ -70,7 +71,7 @@ fn empty_mask_and_lone_destination_try_nothing() {
     );
     overload.set(5);
     assert_eq!(
-        steal_search(&overload, Some(CpuBitmap::new(&words)), 5, |_| {
+        steal_search(&overload, Some(&CpuBitmap::new(&words)), 5, |_| {
             tried += 1;
             Attempt::Taken
         }),

@@ -97,6 +97,35 @@ pub mod bindings {
         pub fn rcu_read_lock();
         #[link_name = "rust_helper_rcu_read_unlock"]
         pub fn rcu_read_unlock();
+        // rust/helpers/cpumask.c (patch 0014 adds the first two) and
+        // bitops.c, for the cpumask and bitmap operations the exports call.
+        #[link_name = "rust_helper_cpumask_test_and_clear_cpu"]
+        pub fn cpumask_test_and_clear_cpu(cpu: ffi::c_int, cpumask: *mut cpumask) -> bool;
+        #[link_name = "rust_helper_cpumask_intersects"]
+        pub fn cpumask_intersects(src1p: *const cpumask, src2p: *const cpumask) -> bool;
+        #[link_name = "rust_helper_cpumask_test_cpu"]
+        pub fn cpumask_test_cpu(cpu: ffi::c_int, srcp: *mut cpumask) -> bool;
+        #[link_name = "rust_helper_cpumask_clear_cpu"]
+        pub fn cpumask_clear_cpu(cpu: ffi::c_int, dstp: *mut cpumask);
+        #[link_name = "rust_helper_clear_bit"]
+        pub fn clear_bit(nr: ffi::c_ulong, addr: *mut ffi::c_ulong);
+        // lib/find_bit.c and lib/bitmap.c (`shim_lib.c`).
+        pub fn _find_next_bit(
+            addr: *const ffi::c_ulong,
+            nbits: ffi::c_ulong,
+            start: ffi::c_ulong,
+        ) -> ffi::c_ulong;
+        pub fn _find_next_and_bit(
+            addr1: *const ffi::c_ulong,
+            addr2: *const ffi::c_ulong,
+            nbits: ffi::c_ulong,
+            start: ffi::c_ulong,
+        ) -> ffi::c_ulong;
+        pub fn __bitmap_intersects(
+            bitmap1: *const ffi::c_ulong,
+            bitmap2: *const ffi::c_ulong,
+            nbits: ffi::c_uint,
+        ) -> bool;
     }
 }
 
@@ -315,6 +344,12 @@ pub mod cpu {
         }
     }
 
+    impl From<CpuId> for u32 {
+        fn from(id: CpuId) -> Self {
+            id.0
+        }
+    }
+
     impl From<CpuId> for i32 {
         fn from(id: CpuId) -> Self {
             id.0 as i32
@@ -322,63 +357,38 @@ pub mod cpu {
     }
 }
 
-/// `kernel::bitmap`: a borrowed C bitmap, as the kernel's `Bitmap` (patch
-/// 0013 adds `as_atomic_words()`).
-pub mod bitmap {
-    use crate::sync::atomic::Atomic;
+/// `kernel::types`: `Opaque`, as the kernel's.
+pub mod types {
+    use core::cell::UnsafeCell;
+    use core::mem::MaybeUninit;
 
-    /// A C bitmap of `len()` bits, as the kernel's: a slice of `()` whose
-    /// length is the number of bits.
-    #[repr(align(8))]
-    pub struct Bitmap {
-        data: [()],
+    /// A `T` that Rust does not access: only C does, through its pointer.
+    #[repr(transparent)]
+    pub struct Opaque<T> {
+        value: UnsafeCell<MaybeUninit<T>>,
     }
 
-    impl Bitmap {
-        /// Borrows the C bitmap at `ptr`, `nbits` bits.
-        ///
-        /// # Safety
-        ///
-        /// As the kernel's: `ptr` is an array of `unsigned long` of `nbits`
-        /// bits, live for `'a`, accessed concurrently only atomically;
-        /// `nbits <= i32::MAX`.
-        #[inline]
-        pub unsafe fn from_raw<'a>(ptr: *const usize, nbits: usize) -> &'a Bitmap {
-            let data: *const [()] = core::ptr::slice_from_raw_parts(ptr.cast(), nbits);
-            // SAFETY: the caller's contract, as in the kernel.
-            unsafe { &*(data as *const Bitmap) }
-        }
-
-        /// The number of bits.
-        #[inline]
-        pub fn len(&self) -> usize {
-            self.data.len()
-        }
-
-        /// The words, as `Atomic<usize>`.
-        #[inline]
-        pub fn as_atomic_words(&self) -> &[Atomic<usize>] {
-            let words = self.data.len().div_ceil(usize::BITS as usize);
-            // SAFETY: `from_raw()`'s contract: `words` words, live while
-            // `self` is borrowed, accessed only atomically.
-            unsafe {
-                core::slice::from_raw_parts(
-                    core::ptr::from_ref(self).cast::<Atomic<usize>>(),
-                    words,
-                )
-            }
+    impl<T> Opaque<T> {
+        /// The pointer to the `T` at `this`.
+        #[inline(always)]
+        pub const fn cast_into(this: *const Self) -> *mut T {
+            UnsafeCell::raw_get(this.cast::<UnsafeCell<MaybeUninit<T>>>()).cast::<T>()
         }
     }
 }
 
 /// `kernel::cpumask`: a borrowed `struct cpumask`, as the kernel's
-/// `Cpumask` (patch 0014 adds `as_bitmap()`).
+/// `Cpumask`, with the operations on shared cpumasks of patch 0014.
 pub mod cpumask {
-    use crate::{bindings, bitmap::Bitmap, cpu::nr_cpu_ids};
+    use crate::{
+        bindings,
+        cpu::{nr_cpu_ids, CpuId},
+        types::Opaque,
+    };
 
     /// A `struct cpumask`.
     #[repr(transparent)]
-    pub struct Cpumask(core::cell::UnsafeCell<bindings::cpumask>);
+    pub struct Cpumask(Opaque<bindings::cpumask>);
 
     impl Cpumask {
         /// Borrows the cpumask at `ptr`.
@@ -392,11 +402,66 @@ pub mod cpumask {
             unsafe { &*ptr.cast() }
         }
 
-        /// Its bits, a `Bitmap` of `nr_cpu_ids` bits.
+        /// The raw pointer.
         #[inline]
-        pub fn as_bitmap(&self) -> &Bitmap {
-            // SAFETY: a cpumask has room for `nr_cpu_ids` bits.
-            unsafe { Bitmap::from_raw(self.0.get().cast::<usize>(), nr_cpu_ids() as usize) }
+        pub fn as_raw(&self) -> *mut bindings::cpumask {
+            let this: *const Self = self;
+            this.cast_mut().cast()
+        }
+
+        /// `cpumask_test_cpu()`.
+        #[inline]
+        pub fn test(&self, cpu: CpuId) -> bool {
+            // SAFETY: a valid cpumask.
+            unsafe { bindings::cpumask_test_cpu(i32::from(cpu), self.as_raw()) }
+        }
+
+        /// `cpumask_test_and_clear_cpu()`.
+        #[inline]
+        pub fn test_and_clear(&self, cpu: CpuId) -> bool {
+            // SAFETY: a valid cpumask.
+            unsafe { bindings::cpumask_test_and_clear_cpu(i32::from(cpu), self.as_raw()) }
+        }
+
+        /// `cpumask_clear_cpu()`.
+        #[inline]
+        pub fn clear_atomic(&self, cpu: CpuId) {
+            // SAFETY: a valid cpumask.
+            unsafe { bindings::cpumask_clear_cpu(i32::from(cpu), self.as_raw()) };
+        }
+
+        /// The first CPU at or after `start`.
+        #[inline]
+        pub fn next_set(&self, start: u32) -> Option<CpuId> {
+            let nbits = nr_cpu_ids();
+            if start >= nbits {
+                return None;
+            }
+            // SAFETY: a valid cpumask, of at least `nr_cpu_ids` bits.
+            let found = unsafe {
+                bindings::_find_next_bit(
+                    (&raw const (*self.as_raw()).bits).cast(),
+                    nbits as usize,
+                    start as usize,
+                )
+            };
+            CpuId::from_u32(u32::try_from(found).ok()?)
+        }
+
+        /// `cpumask_intersects()`.
+        #[inline]
+        pub fn intersects(&self, other: &Cpumask) -> bool {
+            // SAFETY: valid cpumasks.
+            unsafe { bindings::cpumask_intersects(self.as_raw(), other.as_raw()) }
+        }
+
+        /// `cpumask_any_and_distribute()`.
+        #[inline]
+        pub fn any_and_distribute(&self, other: &Cpumask) -> Option<CpuId> {
+            // SAFETY: valid cpumasks.
+            let cpu =
+                unsafe { bindings::cpumask_any_and_distribute(self.as_raw(), other.as_raw()) };
+            CpuId::from_u32(cpu)
         }
     }
 }

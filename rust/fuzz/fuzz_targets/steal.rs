@@ -18,7 +18,8 @@
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_MAX};
-use sched_rust_core::steal::{steal_search, Attempt, CpuBitmap};
+use sched_rust_core::bits::CpuBitmap;
+use sched_rust_core::steal::{steal_search, Attempt};
 use sched_rust_core::sync::{Relaxed, Word};
 
 #[path = "../../tests/models/mod.rs"]
@@ -78,7 +79,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
     let siblings = smt.then(|| CpuBitmap::new(&words));
 
     let mut tried = Vec::new();
-    let got = steal_search(&mask, siblings, dst as u32, |cpu| {
+    let got = steal_search(&mask, siblings.as_ref(), dst as u32, |cpu| {
         tried.push(cpu);
         answer[cpu as usize]
     });

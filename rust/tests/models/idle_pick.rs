@@ -16,8 +16,9 @@
 
 #![allow(clippy::needless_range_loop)] // the model reads like the C it transcribes
 
+use sched_rust_core::bits::Bits;
 use sched_rust_core::idle_pick::{
-    build_node_order, distribute, Bits, Cursor, IdleMasks, Topology, EBUSY, PICK_IDLE_CORE,
+    build_node_order, distribute, CpuMask, Cursor, IdleMasks, Topology, EBUSY, PICK_IDLE_CORE,
     PICK_IDLE_IN_NODE, STATE_PER_NODE, STATE_SMT_ACTIVE,
 };
 use sched_rust_core::sync::{bit_mask, Relaxed, Word};
@@ -193,6 +194,7 @@ impl Topo {
 }
 
 impl Topology for Topo {
+    type Mask = Bits;
     fn nr_cpus(&self) -> u32 {
         self.m.nr_cpus as u32
     }
@@ -202,7 +204,7 @@ impl Topology for Topo {
     fn cpu_node(&self, cpu: u32) -> Option<i32> {
         self.m.cpu_node.get(cpu as usize).map(|&n| n as i32)
     }
-    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>> {
+    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_, Bits>> {
         let i = match node {
             None => self.m.nr_nodes,
             Some(n) if (n as usize) < self.m.nr_nodes => n as usize,
@@ -216,8 +218,8 @@ impl Topology for Topo {
     fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32> {
         distribute(a, b, self.m.nr_cpus as u32, &self.cursor)
     }
-    fn online_nodes(&self) -> &Bits {
-        &self.online
+    fn node_online(&self, node: u32) -> bool {
+        node < self.m.nr_nodes as u32 && self.online.test_cpu(node)
     }
     fn nr_nodes(&self) -> u32 {
         self.m.nr_nodes as u32
@@ -256,23 +258,24 @@ impl<'a, T: Topology> OnCpu<'a, T> {
 }
 
 impl<T: Topology> Topology for OnCpu<'_, T> {
+    type Mask = T::Mask;
     fn nr_cpus(&self) -> u32 {
         self.inner.nr_cpus()
     }
-    fn smt_siblings(&self, cpu: u32) -> Option<&Bits> {
+    fn smt_siblings(&self, cpu: u32) -> Option<&T::Mask> {
         self.inner.smt_siblings(cpu)
     }
     fn cpu_node(&self, cpu: u32) -> Option<i32> {
         self.inner.cpu_node(cpu)
     }
-    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>> {
+    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_, T::Mask>> {
         self.inner.masks(node)
     }
-    fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32> {
+    fn any_and_distribute(&self, a: &T::Mask, b: &T::Mask) -> Option<u32> {
         distribute(a, b, self.inner.nr_cpus(), &self.cursor)
     }
-    fn online_nodes(&self) -> &Bits {
-        self.inner.online_nodes()
+    fn node_online(&self, node: u32) -> bool {
+        self.inner.node_online(node)
     }
     fn nr_nodes(&self) -> u32 {
         self.inner.nr_nodes()

@@ -46,6 +46,11 @@ static __always_inline void __cpumask_clear_cpu(int cpu, struct cpumask *dstp)
 	__clear_bit(cpu, cpumask_bits(dstp));
 }
 
+static __always_inline void cpumask_clear_cpu(int cpu, struct cpumask *dstp)
+{
+	clear_bit(cpu, cpumask_bits(dstp));
+}
+
 static __always_inline bool cpumask_test_and_clear_cpu(int cpu, struct cpumask *cpumask)
 {
 	return test_and_clear_bit(cpu, cpumask_bits(cpumask));

@@ -52,11 +52,8 @@
 //! `unwrap()`.
 
 use super::sync::{
-    bit_mask,
     Atomic,
-    Full,
-    Relaxed,
-    Word, //
+    Relaxed, //
 };
 
 /// `-EBUSY`: no idle CPU could be claimed.
@@ -77,28 +74,53 @@ pub const STATE_SMT_ACTIVE: u32 = 1 << 0;
 /// a CPU's bits then live in the masks of its node, else in the global ones.
 pub const STATE_PER_NODE: u32 = 1 << 1;
 
-/// A bitmap of CPUs in `unsigned long` words, as `cpumask_bits()`.
+/// The operations the picker performs on a mask of CPUs: idle.c's cpumask
+/// operations, one method each.
 ///
-/// C updates the idle masks too (`update_builtin_idle()`'s
-/// `cpumask_or()`/`cpumask_andnot()`, `reset_idle_masks()`'s
-/// and hotplug's `cpumask_clear()`), with plain writes
-/// (`memcpy()`/`memset()` for large masks, which may store a word byte by
-/// byte); every access here is a `READ_ONCE()` or an atomic bit operation (see `sync.rs`),
-/// so each bit is read as its old or its new value, as C's own readers
-/// read it, and a claim is the fully ordered `test_and_clear_bit()` of
-/// upstream.
+/// The picker never reads or writes a mask's memory itself: C updates the
+/// idle masks with plain stores (`update_builtin_idle()`'s
+/// `cpumask_or()`/`cpumask_andnot()`, `reset_idle_masks()` and hotplug's
+/// `cpumask_clear()`), so in the kernel each method is the kernel's own C
+/// operation on the mask (`kernel::cpumask::Cpumask`), the very code
+/// idle.c runs. The userspace crate implements them on a model.
 ///
-/// Bits at and above the topology's CPU count are ignored by every search.
-pub type Bits = [Word];
+/// `nbits` is the number of CPUs of the topology: bits at and above it are
+/// not part of the mask.
+pub trait CpuMask {
+    /// Whether `cpu` is in the mask: `cpumask_test_cpu()`.
+    fn test_cpu(&self, cpu: u32) -> bool;
+    /// Removes `cpu`, not atomically: `__cpumask_clear_cpu()`.
+    fn clear_cpu(&self, cpu: u32);
+    /// Removes `cpu` and returns whether it was there:
+    /// `cpumask_test_and_clear_cpu()`, atomic and fully ordered, so that
+    /// exactly one of several racing callers sees it.
+    fn test_and_clear_cpu(&self, cpu: u32) -> bool;
+    /// Whether `self & other` has a CPU: `cpumask_intersects()`.
+    fn intersects(&self, other: &Self, nbits: u32) -> bool;
+    /// `self &= !other`, not atomically: `cpumask_andnot(self, self,
+    /// other)`.
+    fn andnot(&self, other: &Self, nbits: u32);
+    /// The first CPU of `self & other` in `[from, nbits)`:
+    /// `find_next_and_bit()`.
+    fn find_next_and(&self, other: &Self, nbits: u32, from: u32) -> Option<u32>;
+}
 
 /// The idle masks of one node, or the global ones.
-#[derive(Clone, Copy)]
-pub struct IdleMasks<'a> {
+pub struct IdleMasks<'a, M: ?Sized> {
     /// One bit per idle CPU.
-    pub cpu: &'a Bits,
+    pub cpu: &'a M,
     /// One bit per CPU whose SMT core is wholly idle.
-    pub smt: &'a Bits,
+    pub smt: &'a M,
 }
+
+impl<M: ?Sized> Clone for IdleMasks<'_, M> {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<M: ?Sized> Copy for IdleMasks<'_, M> {}
 
 /// What the picker reads of the machine: the kernel implements it on the
 /// running system, the tests on described machines.
@@ -106,24 +128,27 @@ pub struct IdleMasks<'a> {
 /// A node is `None` for the global masks (`NUMA_NO_NODE`), `Some(n)` for the
 /// masks of node `n`.
 pub trait Topology {
+    /// The type of the masks: the kernel's `Cpumask` on the running system.
+    type Mask: CpuMask + ?Sized;
     /// The number of possible CPU ids (`nr_cpu_ids`); every mask has at least
     /// this many bits.
     fn nr_cpus(&self) -> u32;
     /// The SMT siblings of `cpu` (`cpu_smt_mask()`); `None` for a CPU out of
     /// range.
-    fn smt_siblings(&self, cpu: u32) -> Option<&Bits>;
+    fn smt_siblings(&self, cpu: u32) -> Option<&Self::Mask>;
     /// The node of `cpu` as `cpu_to_node()` gives it ([`NUMA_NO_NODE`] for
     /// none); `None` for a CPU out of range.
     fn cpu_node(&self, cpu: u32) -> Option<i32>;
     /// The idle masks of `node`; `None` for a node out of range.
-    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>>;
+    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_, Self::Mask>>;
     /// `cpumask_any_and_distribute(a, b)`: the first CPU of `a & b` after
     /// the rotation's cursor, wrapping around; the cursor moves to the CPU
     /// found. `None` if `a & b` has no CPU below [`Topology::nr_cpus`]; a
     /// CPU returned is always below it (the claim relies on that).
-    fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32>;
-    /// The online nodes (`node_states[N_ONLINE]`), one bit per node.
-    fn online_nodes(&self) -> &Bits;
+    fn any_and_distribute(&self, a: &Self::Mask, b: &Self::Mask) -> Option<u32>;
+    /// Whether `node` is online (`node_online()`); false for a node out of
+    /// range.
+    fn node_online(&self, node: u32) -> bool;
     /// The number of node ids (`nr_node_ids`).
     fn nr_nodes(&self) -> u32;
     /// `node_distance(from, to)`, which only the walk without a node order
@@ -154,101 +179,6 @@ pub type Cursor = Atomic<u32>;
 /// built.
 pub const MAX_NODES: usize = 1 << 10;
 
-/// The word of `bit`.
-#[inline]
-fn word_of(bits: &Bits, bit: u32) -> Option<&Word> {
-    bits.get((bit / usize::BITS) as usize)
-}
-
-/// Whether `bit` is set: `test_bit()`.
-#[inline]
-fn test_bit(bits: &Bits, bit: u32) -> bool {
-    word_of(bits, bit).is_some_and(|w| w.load(Relaxed) & bit_mask(bit) != 0)
-}
-
-/// Clears `bit`; returns whether it was set: `test_and_clear_bit()`, fully
-/// ordered, one winner among racing callers.
-#[inline]
-fn test_and_clear_bit(bits: &Bits, bit: u32) -> bool {
-    let m = bit_mask(bit);
-    word_of(bits, bit).is_some_and(|w| w.fetch_andnot(m, Full) & m != 0)
-}
-
-/// Clears `bit`: `clear_bit()`, atomic, not ordered (C's
-/// `__cpumask_clear_cpu()` here is not even atomic).
-#[inline]
-fn clear_bit(bits: &Bits, bit: u32) {
-    if let Some(w) = word_of(bits, bit) {
-        w.andnot(bit_mask(bit), Relaxed);
-    }
-}
-
-/// `dst &= !src`, word by word, writing only the words `src` touches.
-///
-/// C's `cpumask_andnot()` rewrites every word non-atomically, which can lose
-/// a concurrent update of another bit of the word; these atomic
-/// `andnot`s cannot, and leave the same bits.
-#[inline]
-fn andnot(dst: &Bits, src: &Bits) {
-    for (d, s) in dst.iter().zip(src) {
-        let s = s.load(Relaxed);
-        if s != 0 {
-            d.andnot(s, Relaxed);
-        }
-    }
-}
-
-/// `a` and `b` cut to the words of `nbits` bits that both have: the same
-/// length for both, so that one bound test covers both loads.
-#[inline(always)]
-fn cut<'a>(a: &'a Bits, b: &'a Bits, nbits: u32) -> (&'a Bits, &'a Bits) {
-    let words = (nbits.div_ceil(usize::BITS) as usize)
-        .min(a.len())
-        .min(b.len());
-    (a.get(..words).unwrap_or(&[]), b.get(..words).unwrap_or(&[]))
-}
-
-/// The first bit of `a & b` in `[from, limit)`, as a CPU id; `a` and `b`
-/// as [`cut`] leaves them.
-///
-/// Shaped as lib/find_bit.c's `find_next_and_bit()`: each word costs one
-/// bound test, a load of each mask, an `and` and a test; bits at and above
-/// `limit` are dropped only from the word where a bit was found. Words that
-/// `a` or `b` lacks are not searched.
-#[inline(always)]
-fn find_and_in(a: &Bits, b: &Bits, from: u32, limit: u32) -> Option<u32> {
-    let end = limit.div_ceil(usize::BITS) as usize;
-    let mut i = (from / usize::BITS) as usize;
-    // The bits at and above `from` in its word; every bit in the others.
-    let mut keep = usize::MAX.wrapping_shl(from % usize::BITS);
-    while i < end {
-        let (Some(x), Some(y)) = (a.get(i), b.get(i)) else {
-            return None;
-        };
-        let common = x.load(Relaxed) & y.load(Relaxed) & keep;
-        if common != 0 {
-            // `i < end <= u32::MAX / usize::BITS + 1`: `i * usize::BITS`
-            // fits in a `u32`; only the last word has bits at or above
-            // `limit`.
-            return u32::try_from(i)
-                .ok()?
-                .checked_mul(usize::BITS)?
-                .checked_add(common.trailing_zeros())
-                .filter(|&cpu| cpu < limit);
-        }
-        keep = usize::MAX;
-        i = i.wrapping_add(1);
-    }
-    None
-}
-
-/// Whether `a & b` has a bit below `nbits`: `bitmap_intersects()`.
-#[inline]
-fn intersects(a: &Bits, b: &Bits, nbits: u32) -> bool {
-    let (a, b) = cut(a, b, nbits);
-    find_and_in(a, b, 0, nbits).is_some()
-}
-
 /// `cpumask_any_and_distribute()` over `nbits` CPUs with `cursor` for
 /// lib/cpumask.c's per-CPU one: the first CPU of `a & b` after `*cursor`,
 /// wrapping around to the lowest one (which may be the cursor itself). The
@@ -257,17 +187,16 @@ fn intersects(a: &Bits, b: &Bits, nbits: u32) -> bool {
 // Always inlined: LLVM's threshold left it a call, which with return
 // thunks costs more than its loop on a small machine.
 #[inline(always)]
-pub fn distribute(a: &Bits, b: &Bits, nbits: u32, cursor: &Cursor) -> Option<u32> {
+pub fn distribute<M: CpuMask + ?Sized>(a: &M, b: &M, nbits: u32, cursor: &Cursor) -> Option<u32> {
     let prev = cursor.load(Relaxed);
     // Searching from `nbits` or beyond is searching from 0, as in C.
     let start = prev.checked_add(1).filter(|&s| s < nbits).unwrap_or(0);
-    // Cut once for both laps.
-    let (a, b) = cut(a, b, nbits);
-    let mut found = find_and_in(a, b, start, nbits);
-    if found.is_none() {
-        found = find_and_in(a, b, 0, start);
-    }
-    let found = found?;
+    // `find_next_and_bit_wrap()`: from `start` to the end, then from 0 to
+    // `start` (`find_first_and_bit()` below `start`).
+    let found = match a.find_next_and(b, nbits, start) {
+        Some(cpu) => cpu,
+        None => a.find_next_and(b, start, 0)?,
+    };
     cursor.store(found, Relaxed);
     Some(found)
 }
@@ -333,7 +262,7 @@ fn claim_found<T: Topology>(
     topo: &T,
     cpu: u32,
     node: Option<u32>,
-    masks: IdleMasks<'_>,
+    masks: IdleMasks<'_, T::Mask>,
     state: u32,
 ) -> bool {
     match claim_node(topo, cpu, state) {
@@ -354,20 +283,21 @@ fn claim_elsewhere<T: Topology>(topo: &T, cpu: u32, node: Option<u32>, state: u3
 /// The claim of `cpu` on `masks`, the masks of its node (see
 /// [`test_and_clear_cpu`]); `cpu` is below the topology's CPU count.
 #[inline(always)]
-fn claim_in<T: Topology>(topo: &T, masks: IdleMasks<'_>, cpu: u32, state: u32) -> bool {
+fn claim_in<T: Topology>(topo: &T, masks: IdleMasks<'_, T::Mask>, cpu: u32, state: u32) -> bool {
     if state & STATE_SMT_ACTIVE != 0 {
+        let nbits = topo.nr_cpus();
         match topo.smt_siblings(cpu) {
-            Some(siblings) if intersects(siblings, masks.smt, topo.nr_cpus()) => {
-                andnot(masks.smt, siblings);
+            Some(siblings) if siblings.intersects(masks.smt, nbits) => {
+                masks.smt.andnot(siblings, nbits);
             }
             _ => {
-                if test_bit(masks.smt, cpu) {
-                    clear_bit(masks.smt, cpu);
+                if masks.smt.test_cpu(cpu) {
+                    masks.smt.clear_cpu(cpu);
                 }
             }
         }
     }
-    test_and_clear_bit(masks.cpu, cpu)
+    masks.cpu.test_and_clear_cpu(cpu)
 }
 
 /// Picks and claims an idle CPU of `allowed` in the masks of `node`:
@@ -384,7 +314,7 @@ fn claim_in<T: Topology>(topo: &T, masks: IdleMasks<'_>, cpu: u32, state: u32) -
 #[inline]
 pub fn pick_in_node<T: Topology>(
     topo: &T,
-    allowed: &Bits,
+    allowed: &T::Mask,
     node: Option<u32>,
     flags: u64,
     state: u32,
@@ -403,8 +333,8 @@ pub fn pick_in_node<T: Topology>(
 fn pick_in_masks<T: Topology>(
     topo: &T,
     node: Option<u32>,
-    masks: IdleMasks<'_>,
-    allowed: &Bits,
+    masks: IdleMasks<'_, T::Mask>,
+    allowed: &T::Mask,
     flags: u64,
     state: u32,
 ) -> i32 {
@@ -436,7 +366,7 @@ fn pick_in_masks<T: Topology>(
 #[inline]
 fn pick_from_online_nodes<T: Topology>(
     topo: &T,
-    allowed: &Bits,
+    allowed: &T::Mask,
     start: u32,
     flags: u64,
     state: u32,
@@ -454,20 +384,14 @@ fn pick_from_online_nodes<T: Topology>(
 fn pick_in_node_order<T: Topology>(
     topo: &T,
     order: &[u16],
-    allowed: &Bits,
+    allowed: &T::Mask,
     start: u32,
     flags: u64,
     state: u32,
 ) -> i32 {
-    // Looked up at the first node other than `start`: a machine of one
-    // node never needs it.
-    let mut online = None;
     for &node in order {
         let node = u32::from(node);
-        if node == start {
-            continue;
-        }
-        if !test_bit(online.get_or_insert_with(|| topo.online_nodes()), node) {
+        if node == start || !topo.node_online(node) {
             continue;
         }
         let cpu = pick_in_node(topo, allowed, Some(node), flags, state);
@@ -490,7 +414,7 @@ fn pick_in_node_order<T: Topology>(
 /// the walk may be seen otherwise.
 fn pick_by_distance<T: Topology>(
     topo: &T,
-    allowed: &Bits,
+    allowed: &T::Mask,
     start: u32,
     flags: u64,
     state: u32,
@@ -515,7 +439,7 @@ fn pick_by_distance<T: Topology>(
             return -EBUSY;
         };
         last = next;
-        if !test_bit(topo.online_nodes(), node) {
+        if !topo.node_online(node) {
             continue;
         }
         let cpu = pick_in_node(topo, allowed, Some(node), flags, state);
@@ -536,7 +460,7 @@ fn pick_by_distance<T: Topology>(
 #[inline]
 pub fn pick<T: Topology>(
     topo: &T,
-    allowed: &Bits,
+    allowed: &T::Mask,
     node: Option<u32>,
     flags: u64,
     state: u32,

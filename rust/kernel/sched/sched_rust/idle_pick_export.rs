@@ -13,6 +13,15 @@
 //! no copy of the topology can lag the live one. One call from C runs a
 //! whole pick.
 //!
+//! Rust forms no access to the memory of a mask: C writes the idle masks,
+//! the SMT sibling masks and a BPF scheduler's `cpus_allowed` with plain
+//! stores. Each mask is a `kernel::cpumask::Cpumask` (an `Opaque`), and
+//! every operation on it is the kernel's C operation, through `Cpumask`'s
+//! methods ([`CpuMask`] for `Cpumask`, below): searches in lib/find_bit.c
+//! and lib/cpumask.c, claims and removals with the atomic bitops. A
+//! described machine's masks are opaque words, operated on by the same C
+//! functions with the machine's width.
+//!
 //! The tests and benchmarks also run the same core on described machines,
 //! `struct scx_idle_machine` (`Machine`), with a cursor of their own;
 //! those exports are built only with the KUnit suites or the benchmark.
@@ -21,7 +30,7 @@ use super::idle_pick::{
     pick,
     pick_in_node,
     test_and_clear_cpu,
-    Bits,
+    CpuMask,
     IdleMasks,
     Topology,
     EBUSY,
@@ -38,7 +47,6 @@ use super::sync::{
 };
 use kernel::{
     bindings,
-    bitmap::Bitmap,
     cpu::CpuId,
     cpumask::Cpumask,
     ffi::{
@@ -48,6 +56,7 @@ use kernel::{
     },
     prelude::*,
     sync::rcu,
+    types::Opaque,
 };
 
 // The C flags and the core's are the same bits, and its errno and node
@@ -66,7 +75,8 @@ const _: () = assert!(bindings::SCX_IDLE_MAX_NODES as usize <= MAX_NODES);
 /// # Invariants
 ///
 /// `topo` satisfies the contract of [`Masks::new`] for `'a`, and its
-/// `nr_cpus` and `nr_nodes` are at most `i32::MAX`, the longest [`Bitmap`].
+/// `nr_cpus` and `nr_nodes` are at most `i32::MAX`: every CPU and node id is
+/// a C `int`.
 #[derive(Clone, Copy)]
 struct Masks<'a> {
     topo: &'a bindings::scx_idle_topo,
@@ -74,7 +84,7 @@ struct Masks<'a> {
 
 impl<'a> Masks<'a> {
     /// Views `topo`; `None` if it is NULL, or if it has more CPUs or nodes
-    /// than a [`Bitmap`] can hold (`i32::MAX`; no kernel has them).
+    /// than a C `int` can name (`i32::MAX`; no kernel has them).
     ///
     /// # Safety
     ///
@@ -85,8 +95,10 @@ impl<'a> Masks<'a> {
     /// entries (a node's masks are both NULL or both valid), `node_order`
     /// is NULL or points to the pointer by which the node order is
     /// published (see [`Masks::node_order_row`] for the table), and all of
-    /// them live at least as long as `'a`. C may write the words
-    /// of the bitmaps meanwhile, as [`Masks::bits`] says.
+    /// them live at least as long as `'a`. On the running system the CPU
+    /// bitmaps are `struct cpumask`s (`nr_cpus` is `nr_cpu_ids`). C may
+    /// write the bitmaps meanwhile, with plain stores too: Rust only passes
+    /// them to C's operations.
     #[inline]
     unsafe fn new(topo: *const bindings::scx_idle_topo) -> Option<Self> {
         // SAFETY: the caller's contract: NULL or a live view.
@@ -95,57 +107,11 @@ impl<'a> Masks<'a> {
         (fits(topo.nr_cpus) && fits(topo.nr_nodes)).then_some(Self { topo })
     }
 
-    /// The bitmap at `bits`, `nr_cpus` bits; empty for NULL.
-    ///
-    /// # Safety
-    ///
-    /// `bits` is NULL or points to at least `nr_cpus` bits, aligned as
-    /// `unsigned long`, that live for `'a`. C may write them meanwhile
-    /// with atomic bitops, or with the plain stores listed below.
+    /// The masks of `node`, `None` for the global ones: pointers to two
+    /// bitmaps of `nr_cpus` bits, neither NULL; `None` for a node out of
+    /// range or without masks.
     #[inline]
-    unsafe fn bits(&self, bits: *const c_ulong) -> &'a Bits {
-        if bits.is_null() {
-            return &[];
-        }
-        // SAFETY: `bits` is an array of `unsigned long` that holds
-        // `nr_cpus` bits, live for `'a` (the caller's contract), and
-        // `nr_cpus <= i32::MAX` (type invariant). The core accesses it
-        // only through `Bitmap::as_atomic_words()`: `load(Relaxed)`
-        // (`READ_ONCE()`) and the atomic bit operations.
-        // Its C writers meanwhile, for the bitmaps read this way:
-        // - the idle masks: `update_builtin_idle()` (`assign_cpu()`, and
-        //   `cpumask_or()`/`cpumask_andnot()` of a core on `smt`), the C
-        //   picker's claims (`cpumask_test_and_clear_cpu()`,
-        //   `cpumask_andnot()`, `__cpumask_clear_cpu()`),
-        //   `reset_idle_masks()` (`cpumask_clear()`) when a scheduler is
-        //   enabled, and CPU hotplug (`cpumask_clear()` of a node's masks);
-        // - the SMT sibling masks: the topology code under CPU hotplug;
-        // - `cpus_allowed`: a task's mask is stable under the locks its
-        //   caller holds; a BPF scheduler may pass a live mask, such as
-        //   the idle mask of `scx_bpf_get_idle_cpumask()`, which the writers
-        //   above change during the pick.
-        // Of those writers, the claims and `assign_cpu()` are atomic bitops,
-        // which do not race with the core's accesses. The others are plain
-        // stores or read-modify-writes (for large masks `memcpy()`/
-        // `memset()`, which may store a word in pieces): `Bitmap::from_raw()`
-        // asks that concurrent accesses be atomic, and these are data races in the LKMM's
-        // sense, the very ones upstream's C pickers have with the same
-        // writers (their `cpumask_test_cpu()`/`find_next_and_bit()` reads),
-        // which idle.c accepts by design. The core is no weaker than C
-        // there: each aligned byte of a word is read as its old or its new
-        // value, so each bit is, and no decision depends on more than one
-        // bit being current. The claim itself is the fully ordered
-        // `test_and_clear_bit()` of upstream (`fetch_andnot(.., Full)`):
-        // one winner per CPU. A racing plain update of `smt` may undo a
-        // core's removal, which upstream accepts (the mask is a hint, the
-        // claim on `cpu` decides).
-        let bitmap = unsafe { Bitmap::from_raw(bits.cast::<usize>(), self.topo.nr_cpus as usize) };
-        bitmap.as_atomic_words()
-    }
-
-    /// The idle masks of `node`, `None` for the global ones.
-    #[inline]
-    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'a>> {
+    fn mask_ptrs(&self, node: Option<u32>) -> Option<bindings::scx_idle_masks> {
         let masks = match node {
             None => self.topo.global,
             Some(n) if n < self.topo.nr_nodes && !self.topo.nodes.is_null() => {
@@ -155,31 +121,24 @@ impl<'a> Masks<'a> {
             }
             Some(_) => return None,
         };
-        if masks.cpu.is_null() || masks.smt.is_null() {
-            return None;
-        }
-        // SAFETY: a node's masks, both not NULL, are idle masks of
-        // `nr_cpus` bits that live for `'a` (type invariant).
-        let (cpu, smt) = unsafe { (self.bits(masks.cpu), self.bits(masks.smt)) };
-        Some(IdleMasks { cpu, smt })
+        (!masks.cpu.is_null() && !masks.smt.is_null()).then_some(masks)
     }
 
-    /// The online nodes: `nr_nodes` bits, or none for NULL.
+    /// Whether node `node` is in `online_nodes` (`node_isset()`); false for
+    /// a node out of range or a NULL `online_nodes`.
     #[inline]
-    fn online_nodes(&self) -> &'a Bits {
+    fn node_online(&self, node: u32) -> bool {
         let online = self.topo.online_nodes;
-        if online.is_null() {
-            return &[];
+        if online.is_null() || node >= self.topo.nr_nodes {
+            return false;
         }
-        // SAFETY: `online_nodes` is an array of `unsigned long` that holds
-        // `nr_nodes` bits, at most `i32::MAX`, live for `'a` (type
-        // invariant). Node hotplug sets and clears them with the atomic
-        // `node_set_state()`/`node_clear_state()`, and the core reads them
-        // with `load(Relaxed)`, `READ_ONCE()`: every concurrent access is
-        // atomic, as `Bitmap::from_raw()` asks.
-        let bitmap =
-            unsafe { Bitmap::from_raw(online.cast::<usize>(), self.topo.nr_nodes as usize) };
-        bitmap.as_atomic_words()
+        // `find_next_bit()` of the one bit, `node < nr_nodes <= i32::MAX`:
+        // no wrap.
+        let end = node.wrapping_add(1) as usize;
+        // SAFETY: `online_nodes` has `nr_nodes` bits, live for `'a` (type
+        // invariant), of which `_find_next_bit()` reads the word of `node`,
+        // as `node_isset()` reads it for idle.c. Rust reads nothing.
+        unsafe { bindings::_find_next_bit(online, end, node as usize) == node as usize }
     }
 
     /// The node order at `published`, loaded as `rcu_dereference()` does:
@@ -256,26 +215,86 @@ impl System<'_> {
     }
 }
 
+/// The running system's masks are `struct cpumask`s, searched and updated
+/// by the kernel's cpumask operations (`nbits` is `nr_cpu_ids`, their
+/// width). No method reads or writes the mask's memory from Rust.
+impl CpuMask for Cpumask {
+    #[inline]
+    fn test_cpu(&self, cpu: u32) -> bool {
+        CpuId::from_u32(cpu).is_some_and(|cpu| self.test(cpu))
+    }
+
+    #[inline]
+    fn clear_cpu(&self, cpu: u32) {
+        if let Some(cpu) = CpuId::from_u32(cpu) {
+            self.clear_atomic(cpu);
+        }
+    }
+
+    #[inline]
+    fn test_and_clear_cpu(&self, cpu: u32) -> bool {
+        CpuId::from_u32(cpu).is_some_and(|cpu| self.test_and_clear(cpu))
+    }
+
+    #[inline]
+    fn intersects(&self, other: &Self, _nbits: u32) -> bool {
+        Cpumask::intersects(self, other)
+    }
+
+    #[inline]
+    fn andnot(&self, other: &Self, _nbits: u32) {
+        // `cpumask_andnot(self, self, other)`, as the atomic removal of
+        // each CPU of `other` (an SMT core: one to eight CPUs).
+        let mut from = 0;
+        while let Some(cpu) = other.next_set(from) {
+            self.clear_atomic(cpu);
+            // `cpu < nr_cpu_ids <= u32::MAX`: no wrap.
+            from = cpu.as_u32().wrapping_add(1);
+        }
+    }
+
+    #[inline]
+    fn find_next_and(&self, other: &Self, nbits: u32, from: u32) -> Option<u32> {
+        let nbits = nbits.min(kernel::cpu::nr_cpu_ids());
+        if from >= nbits {
+            return None;
+        }
+        // SAFETY: both are valid `struct cpumask`s (type invariant), whose
+        // bits hold at least `nr_cpu_ids >= nbits` bits; `_find_next_and_bit()`
+        // reads them below `nbits`.
+        let found = unsafe {
+            bindings::_find_next_and_bit(
+                (&raw const (*self.as_raw()).bits).cast(),
+                (&raw const (*other.as_raw()).bits).cast(),
+                nbits as usize,
+                from as usize,
+            )
+        };
+        u32::try_from(found).ok().filter(|&cpu| cpu < nbits)
+    }
+}
+
 impl Topology for System<'_> {
+    type Mask = Cpumask;
+
     #[inline]
     fn nr_cpus(&self) -> u32 {
         self.0.topo.nr_cpus
     }
 
     #[inline]
-    fn smt_siblings(&self, cpu: u32) -> Option<&Bits> {
+    fn smt_siblings(&self, cpu: u32) -> Option<&Cpumask> {
         let cpu = self.cpu(cpu)?;
         // SAFETY: `cpu` is a possible CPU: a claim's CPU by the callers'
         // contract (idle.c's kfuncs check it), a pick's candidates from the
         // idle masks, which hold possible CPUs only. `cpu_smt_mask()` of a
-        // possible CPU is its live sibling mask (or `cpumask_of()` without
-        // `CONFIG_SCHED_SMT`, read-only), a valid `struct cpumask`; the
-        // topology code rewrites its bits under CPU hotplug (see
-        // `Masks::bits()`) and never frees it (with `CPUMASK_OFFSTACK` the
-        // architecture allocates it while the CPUs come up, before
-        // sched_ext can pick), so it outlives the pick.
-        let siblings = unsafe { Cpumask::from_raw(bindings::cpu_smt_mask(cpu.into())) };
-        Some(siblings.as_bitmap().as_atomic_words())
+        // possible CPU is its sibling mask (or `cpumask_of()` without
+        // `CONFIG_SCHED_SMT`), a valid `struct cpumask` that the topology
+        // code rewrites under CPU hotplug and never frees (with
+        // `CPUMASK_OFFSTACK` the architecture allocates it while the CPUs
+        // come up, before sched_ext can pick), so it outlives the pick. The
+        // picker only passes it to `Cpumask`'s C operations.
+        Some(unsafe { Cpumask::from_raw(bindings::cpu_smt_mask(cpu.into())) })
     }
 
     #[inline]
@@ -287,30 +306,30 @@ impl Topology for System<'_> {
     }
 
     #[inline]
-    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>> {
-        self.0.masks(node)
+    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_, Cpumask>> {
+        let masks = self.0.mask_ptrs(node)?;
+        // SAFETY: on the running system, the idle masks are idle.c's
+        // `cpumask_var_t`s, valid `struct cpumask`s for `'a` (type
+        // invariant), which only `Cpumask`'s C operations access from here.
+        unsafe {
+            Some(IdleMasks {
+                cpu: Cpumask::from_raw(masks.cpu.cast()),
+                smt: Cpumask::from_raw(masks.smt.cast()),
+            })
+        }
     }
 
     #[inline(always)]
-    fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32> {
-        // `a` and `b` are CPU masks of `nr_cpu_ids` bits, as the core only
-        // passes the view's idle masks and the caller's allowed mask.
-        // SAFETY: both point to `nr_cpu_ids` bits, live for the call (see
-        // `Masks::bits()`); `cpumask_any_and_distribute()` reads them with
-        // plain loads, as it does for idle.c's picks, and moves this CPU's
-        // cursor, which is what idle.c's picks share with every caller.
-        let cpu = unsafe {
-            bindings::cpumask_any_and_distribute(
-                a.as_ptr().cast::<bindings::cpumask>(),
-                b.as_ptr().cast::<bindings::cpumask>(),
-            )
-        };
+    fn any_and_distribute(&self, a: &Cpumask, b: &Cpumask) -> Option<u32> {
+        // lib/cpumask.c's function, with this CPU's cursor, which idle.c's
+        // picks share with every caller on the CPU.
+        let cpu = a.any_and_distribute(b)?.as_u32();
         (cpu < self.0.topo.nr_cpus).then_some(cpu)
     }
 
     #[inline]
-    fn online_nodes(&self) -> &Bits {
-        self.0.online_nodes()
+    fn node_online(&self, node: u32) -> bool {
+        self.0.node_online(node)
     }
 
     #[inline]
@@ -371,18 +390,18 @@ unsafe fn system_args<'a>(
     topo: *const bindings::scx_idle_topo,
     cpus_allowed: *const bindings::cpumask,
     node: c_int,
-) -> Option<(System<'a>, &'a Bits, Option<u32>)> {
+) -> Option<(System<'a>, &'a Cpumask, Option<u32>)> {
     // SAFETY: the caller's contract is `Masks::new()`'s.
     let masks = unsafe { Masks::new(topo) }?;
     if cpus_allowed.is_null() {
         return None;
     }
-    // SAFETY: `cpus_allowed` is a live `struct cpumask` (the caller's
-    // contract), whose writers meanwhile `Masks::bits()` lists; the core
-    // reads its `nr_cpu_ids` bits only through `Bitmap::as_atomic_words()`.
-    let allowed = unsafe { Cpumask::from_raw(cpus_allowed) }
-        .as_bitmap()
-        .as_atomic_words();
+    // SAFETY: `cpus_allowed` is a `struct cpumask` live for the call (the
+    // caller's contract); C may write it meanwhile (a BPF scheduler may
+    // pass a live mask, such as the idle mask of
+    // `scx_bpf_get_idle_cpumask()`), and the picker only passes it to
+    // `Cpumask`'s C operations.
+    let allowed = unsafe { Cpumask::from_raw(cpus_allowed) };
     Some((System(masks), allowed, to_node(node)?))
 }
 
@@ -488,6 +507,95 @@ pub mod machine {
     };
     use super::*;
 
+    /// A bitmap of a described machine: its words are opaque to Rust, and
+    /// every operation on them is a C function of lib/find_bit.c,
+    /// lib/bitmap.c or the bitops, as for the running system's masks, with
+    /// the machine's width (`nbits`) instead of `nr_cpu_ids`.
+    type MachineBits = [Opaque<c_ulong>];
+
+    /// The C pointer of `bits`, for the C functions.
+    #[inline(always)]
+    fn raw(bits: &MachineBits) -> *mut c_ulong {
+        Opaque::cast_into(bits.as_ptr())
+    }
+
+    impl CpuMask for MachineBits {
+        #[inline]
+        fn test_cpu(&self, cpu: u32) -> bool {
+            let bit = cpu as usize;
+            if bit >= self.len().saturating_mul(usize::BITS as usize) {
+                return false;
+            }
+            // SAFETY: `self` has `len()` words, of which
+            // `_find_next_bit()` reads the one of bit `cpu`: `test_bit()`.
+            unsafe { bindings::_find_next_bit(raw(self), bit.wrapping_add(1), bit) == bit }
+        }
+
+        #[inline]
+        fn clear_cpu(&self, cpu: u32) {
+            if cpu as usize >= self.len().saturating_mul(usize::BITS as usize) {
+                return;
+            }
+            // SAFETY: bit `cpu` is within `self`'s words; `clear_bit()`
+            // updates its word atomically.
+            unsafe { bindings::clear_bit(cpu as usize, raw(self)) };
+        }
+
+        #[inline]
+        fn test_and_clear_cpu(&self, cpu: u32) -> bool {
+            let Ok(c) = c_int::try_from(cpu) else {
+                return false;
+            };
+            if cpu as usize >= self.len().saturating_mul(usize::BITS as usize) {
+                return false;
+            }
+            // SAFETY: bit `cpu` is within `self`'s words;
+            // `cpumask_test_and_clear_cpu()` is `test_and_clear_bit()` of it
+            // (the C machine's claim calls the same function on the same
+            // words).
+            unsafe { bindings::cpumask_test_and_clear_cpu(c, raw(self).cast()) }
+        }
+
+        #[inline]
+        fn intersects(&self, other: &Self, nbits: u32) -> bool {
+            let nbits = nbits.min(bits_of(self).min(bits_of(other)));
+            // SAFETY: both have at least `nbits` bits, which
+            // `__bitmap_intersects()` reads.
+            unsafe { bindings::__bitmap_intersects(raw(self), raw(other), nbits) }
+        }
+
+        #[inline]
+        fn andnot(&self, other: &Self, nbits: u32) {
+            // The atomic removal of each CPU of `other`, as for the running
+            // system's masks.
+            let mut from = 0;
+            while let Some(cpu) = other.find_next_and(other, nbits, from) {
+                self.clear_cpu(cpu);
+                from = cpu.wrapping_add(1);
+            }
+        }
+
+        #[inline]
+        fn find_next_and(&self, other: &Self, nbits: u32, from: u32) -> Option<u32> {
+            let nbits = nbits.min(bits_of(self).min(bits_of(other)));
+            if from >= nbits {
+                return None;
+            }
+            // SAFETY: both have at least `nbits` bits, which
+            // `_find_next_and_bit()` reads.
+            let found = unsafe {
+                bindings::_find_next_and_bit(raw(self), raw(other), nbits as usize, from as usize)
+            };
+            u32::try_from(found).ok().filter(|&cpu| cpu < nbits)
+        }
+    }
+
+    /// The number of bits of `bits`' words, as a `u32`.
+    #[inline]
+    fn bits_of(bits: &MachineBits) -> u32 {
+        u32::try_from(bits.len().saturating_mul(usize::BITS as usize)).unwrap_or(u32::MAX)
+    }
+
     /// A `struct scx_idle_machine` seen as a [`Topology`].
     ///
     /// # Invariants
@@ -527,16 +635,36 @@ pub mod machine {
             let cursor = unsafe { Cursor::from_ptr(m.cursor) };
             Some(Self { m, masks, cursor })
         }
+
+        /// The machine's bitmap at `bits`: `nr_cpus` bits; empty for NULL.
+        ///
+        /// # Safety
+        ///
+        /// `bits` is NULL or points to at least `nr_cpus` bits, aligned as
+        /// `unsigned long`, that live for `'a`.
+        #[inline]
+        unsafe fn bits(&self, bits: *const c_ulong) -> &'a MachineBits {
+            if bits.is_null() {
+                return &[];
+            }
+            let words = self.m.topo.nr_cpus.div_ceil(usize::BITS) as usize;
+            // SAFETY: `bits` points to `words` words that live for `'a` (the
+            // caller's contract). They are `Opaque`: Rust forms no access to
+            // them, which C may read and write meanwhile.
+            unsafe { core::slice::from_raw_parts(bits.cast::<Opaque<c_ulong>>(), words) }
+        }
     }
 
-    impl Topology for Machine<'_> {
+    impl<'a> Topology for Machine<'a> {
+        type Mask = MachineBits;
+
         #[inline]
         fn nr_cpus(&self) -> u32 {
             self.m.topo.nr_cpus
         }
 
         #[inline]
-        fn smt_siblings(&self, cpu: u32) -> Option<&Bits> {
+        fn smt_siblings(&self, cpu: u32) -> Option<&MachineBits> {
             let array = self.m.smt_siblings;
             if array.is_null() || cpu >= self.m.topo.nr_cpus {
                 return None;
@@ -549,7 +677,7 @@ pub mod machine {
             unsafe {
                 let entry = array.add(cpu as usize).cast_mut();
                 let siblings = Atomic::from_ptr(entry).load(Relaxed);
-                Some(self.masks.bits(siblings))
+                Some(self.bits(siblings))
             }
         }
 
@@ -567,18 +695,26 @@ pub mod machine {
         }
 
         #[inline]
-        fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_>> {
-            self.masks.masks(node)
+        fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_, MachineBits>> {
+            let masks = self.masks.mask_ptrs(node)?;
+            // SAFETY: a node's masks, both not NULL, have `nr_cpus` bits and
+            // live for `'a` (type invariant).
+            unsafe {
+                Some(IdleMasks {
+                    cpu: self.bits(masks.cpu),
+                    smt: self.bits(masks.smt),
+                })
+            }
         }
 
         #[inline(always)]
-        fn any_and_distribute(&self, a: &Bits, b: &Bits) -> Option<u32> {
+        fn any_and_distribute(&self, a: &MachineBits, b: &MachineBits) -> Option<u32> {
             distribute(a, b, self.m.topo.nr_cpus, self.cursor)
         }
 
         #[inline]
-        fn online_nodes(&self) -> &Bits {
-            self.masks.online_nodes()
+        fn node_online(&self, node: u32) -> bool {
+            self.masks.node_online(node)
         }
 
         #[inline]
@@ -623,16 +759,15 @@ pub mod machine {
         m: *const bindings::scx_idle_machine,
         cpus_allowed: *const c_ulong,
         node: c_int,
-    ) -> Option<(Machine<'a>, &'a Bits, Option<u32>)> {
+    ) -> Option<(Machine<'a>, &'a MachineBits, Option<u32>)> {
         // SAFETY: the caller's contract is `Machine::new()`'s.
         let machine = unsafe { Machine::new(m) }?;
         if cpus_allowed.is_null() {
             return None;
         }
         // SAFETY: `cpus_allowed` is a bitmap of the machine's `nr_cpus`
-        // bits, live for `'a` (the caller's contract; see `Masks::bits()`
-        // for its writers).
-        let allowed = unsafe { machine.masks.bits(cpus_allowed) };
+        // bits, live for `'a` (the caller's contract).
+        let allowed = unsafe { machine.bits(cpus_allowed) };
         Some((machine, allowed, to_node(node)?))
     }
 

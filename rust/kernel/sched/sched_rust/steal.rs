@@ -23,76 +23,38 @@
 //! `steal_from` closure here, a call back into C in the kernel. One call from
 //! C runs the whole walk.
 
-use super::sync::{
-    bit_mask,
-    Relaxed,
-    Word, //
-};
-
 use super::sparsemask::SparseMask;
 
-/// A bitmap of CPU ids, as `cpumask_bits()` of a `struct cpumask`: bit `n`
-/// of word `n / usize::BITS`.
+/// The SMT siblings of the destination, as the walk searches them.
 ///
-/// The words are read with `READ_ONCE()` (`load(Relaxed)`): the C side may
-/// rewrite a topology mask while it is read (sched domain rebuilds under
-/// CPU hotplug), and a stale view of a hint is harmless; a word is never
-/// torn.
-#[derive(Clone, Copy)]
-pub struct CpuBitmap<'a> {
-    words: &'a [Word],
+/// The topology code rewrites a sibling mask with plain stores under CPU
+/// hotplug, so the walk never reads its memory: in the kernel each method is
+/// a C operation of lib/find_bit.c on it, as in the C walk. The userspace
+/// crate implements them on a model.
+pub trait CpuSet {
+    /// The first CPU of the set in `[from, nbits)`: `find_next_bit()`.
+    fn find_next(&self, nbits: u32, from: u32) -> Option<u32>;
+    /// Whether `cpu` is in the set: `test_bit()`.
+    fn test(&self, cpu: u32) -> bool;
 }
 
-impl<'a> CpuBitmap<'a> {
-    /// Borrows `words` as a bitmap of `words.len() * usize::BITS` CPUs.
-    #[inline]
-    pub fn new(words: &'a [Word]) -> Self {
-        Self { words }
-    }
-
-    /// Whether bit `cpu` is set; false beyond the bitmap.
-    #[inline]
-    pub fn test(&self, cpu: u32) -> bool {
-        let word = (cpu / usize::BITS) as usize;
-        self.words
-            .get(word)
-            .is_some_and(|w| w.load(Relaxed) & bit_mask(cpu) != 0)
-    }
-
-    /// The first set bit below `nbits`, in ascending order, for which
-    /// `pred` returns true; `None` if there is none.
-    ///
-    /// Plain loops rather than iterator adapters: range counters carry
-    /// overflow checks, and nested adapters leave out-of-line functions with
-    /// names too long for kallsyms.
-    #[inline]
-    pub fn find(&self, nbits: u32, mut pred: impl FnMut(u32) -> bool) -> Option<u32> {
-        // The number of bit 0 of `word`.
-        let mut base = 0u32;
-
-        for word in self.words {
-            if base >= nbits {
-                break;
-            }
-            let mut bits = word.load(Relaxed);
-            // Drop the bits at and above `nbits` in the last word.
-            let room = nbits.wrapping_sub(base);
-            if room < usize::BITS {
-                bits &= !usize::MAX.wrapping_shl(room);
-            }
-            while bits != 0 {
-                // `base + bit < nbits <= u32::MAX`: no wrap.
-                let cpu = base.wrapping_add(bits.trailing_zeros());
-                // Clear the lowest set bit.
-                bits &= bits.wrapping_sub(1);
-                if pred(cpu) {
-                    return Some(cpu);
-                }
-            }
-            base = base.checked_add(usize::BITS)?;
+/// The first CPU of `set` below `nbits`, in ascending order, for which
+/// `pred` returns true: `for_each_set_bit()` with a test.
+#[inline]
+fn find_in<S: CpuSet + ?Sized>(
+    set: &S,
+    nbits: u32,
+    mut pred: impl FnMut(u32) -> bool,
+) -> Option<u32> {
+    let mut from = 0;
+    while let Some(cpu) = set.find_next(nbits, from) {
+        if pred(cpu) {
+            return Some(cpu);
         }
-        None
+        // `cpu < nbits <= u32::MAX`: no wrap.
+        from = cpu.checked_add(1)?;
     }
+    None
 }
 
 /// What an attempt to steal from a candidate did.
@@ -116,9 +78,9 @@ pub enum Attempt {
 /// Returns the CPU a task was stolen from, or `None` (nothing taken, or an
 /// attempt said [`Attempt::Stop`]).
 #[inline]
-pub fn steal_search(
+pub fn steal_search<S: CpuSet + ?Sized>(
     overload: &SparseMask<'_>,
-    smt_siblings: Option<CpuBitmap<'_>>,
+    smt_siblings: Option<&S>,
     dst_cpu: u32,
     mut steal_from: impl FnMut(u32) -> Attempt,
 ) -> Option<u32> {
@@ -130,7 +92,7 @@ pub fn steal_search(
     };
     let mut found = None;
     if let Some(siblings) = smt_siblings {
-        found = siblings.find(overload.nelems(), |cpu| {
+        found = find_in(siblings, overload.nelems(), |cpu| {
             cpu != dst_cpu && overload.test(cpu) && attempt(cpu)
         });
     }

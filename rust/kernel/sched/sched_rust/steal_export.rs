@@ -7,18 +7,46 @@ use super::sparsemask_export::borrow;
 use super::steal::{
     steal_search,
     Attempt,
-    CpuBitmap, //
+    CpuSet, //
 };
 use kernel::{
     bindings,
-    bitmap::Bitmap,
     ffi::{
         c_int,
         c_ulong,
         c_void, //
     },
     prelude::*,
+    types::Opaque,
 };
+
+/// An SMT sibling mask, as the walk gets it from C: words opaque to Rust,
+/// which the topology code rewrites with plain stores under CPU hotplug.
+/// The walk searches them with lib/find_bit.c, as the C walk does.
+type Siblings = [Opaque<c_ulong>];
+
+impl CpuSet for Siblings {
+    #[inline]
+    fn find_next(&self, nbits: u32, from: u32) -> Option<u32> {
+        let nbits = (nbits as usize).min(self.len().saturating_mul(usize::BITS as usize));
+        if from as usize >= nbits {
+            return None;
+        }
+        // SAFETY: `self` has at least `nbits` bits, which `_find_next_bit()`
+        // reads, as `for_each_set_bit()` does for the C walk.
+        let found =
+            unsafe { bindings::_find_next_bit(Opaque::cast_into(self.as_ptr()), nbits, from as usize) };
+        u32::try_from(found).ok().filter(|&cpu| (cpu as usize) < nbits)
+    }
+
+    #[inline]
+    fn test(&self, cpu: u32) -> bool {
+        // `test_bit()`: whether the search from `cpu` stops at `cpu`.
+        cpu.checked_add(1)
+            .and_then(|end| self.find_next(end, cpu))
+            .is_some()
+    }
+}
 
 /// Tries the steal candidates of `dst_cpu` in order, calling
 /// `steal_from(arg, cpu)` on each until one returns non-zero: first the SMT
@@ -65,20 +93,14 @@ pub unsafe extern "C" fn sched_rust_steal_search(
     // the walk then starts at 0 and tries every CPU, as the C walk does.
     let dst = u32::try_from(dst_cpu).unwrap_or(u32::MAX);
     let siblings = (!smt_siblings.is_null()).then(|| {
+        let words = overload.nelems().div_ceil(usize::BITS) as usize;
         // SAFETY: the caller provides an array of `unsigned long` of
-        // `nelems` bits, at most `i16::MAX`, live for the call. The core
-        // reads it only through `Bitmap::as_atomic_words()`, with
-        // `load(Relaxed)`. The only C writer of a sibling mask is the
-        // topology code (`set_cpu_sibling_map()`/`remove_siblinginfo()`
-        // under CPU hotplug), with plain stores, where `Bitmap::from_raw()`
-        // asks for atomic ones: a data race in the LKMM's sense with these
-        // `load(Relaxed)`s, as with the C walk's `for_each_cpu()` over the
-        // same mask, which the scheduler accepts for a hint. Each bit is
-        // read as its old or its new value, and a stale view of a hint is
-        // harmless.
-        let bitmap =
-            unsafe { Bitmap::from_raw(smt_siblings.cast::<usize>(), overload.nelems() as usize) };
-        CpuBitmap::new(bitmap.as_atomic_words())
+        // `nelems` bits, that is `words` words, live for the call. They are
+        // `Opaque`: Rust forms no access to them, and the walk passes them
+        // only to `_find_next_bit()` (`Siblings`).
+        let siblings: &Siblings =
+            unsafe { core::slice::from_raw_parts(smt_siblings.cast::<Opaque<c_ulong>>(), words) };
+        siblings
     });
     // fair.c's own `steal_from()` is called directly, any other through
     // the pointer, as `INDIRECT_CALL_1()` does: with retpolines and kCFI,

@@ -1,27 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The memory the helpers share with C, on the kernel's own atomics.
+//! The memory the helpers share with C that Rust accesses itself, on the
+//! kernel's own atomics.
 //!
-//! The cores read and write memory that C code also reads and writes: the
-//! words of CPU masks and sparsemasks, and a cursor. Each such location is
-//! an [`Atomic`] of `kernel::sync::atomic`, and each access the LKMM
-//! primitive C uses on the same location:
+//! The rule: Rust forms no access, atomic or not, to memory that any C code
+//! writes with plain stores. The CPU masks C maintains (sched_ext's idle
+//! masks, the SMT sibling masks, a task's or a BPF scheduler's allowed
+//! mask) are such memory; the cores reach them only through the kernel's C
+//! operations (`kernel::cpumask::Cpumask`'s methods, lib/find_bit.c, the
+//! bitops), in the boundary files. What Rust accesses itself is memory
+//! whose every writer is atomic, each location an [`Atomic`] of
+//! `kernel::sync::atomic`, each access the LKMM primitive C uses on the
+//! same location:
 //!
-//! | Rust | C | ordering |
+//! | location | Rust | C |
 //! |---|---|---|
-//! | `load(Relaxed)` | `READ_ONCE()` (`test_bit()`, `find_*_bit()`) | none |
-//! | `store(v, Relaxed)` | `WRITE_ONCE()` | none |
-//! | `or(bit_mask(b), Relaxed)` | `set_bit()` | none |
-//! | `andnot(m, Relaxed)` | `clear_bit()`, `atomic_long_andnot()` | none |
-//! | `fetch_andnot(m, Full) & m != 0` | `test_and_clear_bit()` | full |
+//! | a sparsemask's words | `load(Relaxed)`, `or(bit_mask(b), Relaxed)`, `andnot(bit_mask(b), Relaxed)` | `READ_ONCE()` (`test_bit()`, the walk), `set_bit()`, `clear_bit()` |
+//! | a described machine's cursor | `load(Relaxed)`, `store(v, Relaxed)` | `READ_ONCE()`, `WRITE_ONCE()` |
+//! | idle.c's node-order pointer | `load(Relaxed)` | `rcu_assign_pointer()`, `rcu_dereference()` |
 //!
-//! The bit operations are the ones `include/asm-generic/bitops/atomic.h`
-//! builds the bitops from; `Atomic::or()`, `andnot()` and `fetch_andnot()`
-//! are this series' addition to `kernel::sync::atomic`.
-//!
-//! The exports borrow C's bitmaps as `kernel::bitmap::Bitmap` (a cpumask as
-//! `kernel::cpumask::Cpumask`, then `Cpumask::as_bitmap()`) and give the
-//! cores their words, `Bitmap::as_atomic_words()`: a `[Word]`.
+//! A sparsemask is memory the series owns: `sparsemask_init()` writes it
+//! before it is published, and from then on only the bitops above write its
+//! words. `Atomic::or()` and `andnot()` are this series' addition to
+//! `kernel::sync::atomic`, the operations `include/asm-generic/bitops/atomic.h`
+//! builds `set_bit()` and `clear_bit()` from.
 //!
 //! This file only names the types: the kernel's build uses upstream's, the
 //! userspace crate (property tests, fuzzing, loom) a model of them with the
@@ -32,17 +34,16 @@ pub(crate) use kernel::sync::atomic::{
     Atomic,
     Relaxed, //
 };
-// The ordering of the idle picker's claim.
-#[cfg(CONFIG_SCHED_RUST_IDLE_PICK)]
-pub(crate) use kernel::sync::atomic::Full;
 
-/// One `unsigned long` of a bitmap that C also reads and writes.
+/// One `unsigned long` of a bitmap whose every writer is atomic.
 ///
 /// Has the layout of `unsigned long`, so a C bitmap of `n` words is a
 /// `[Word]` of `n` entries.
+#[cfg(CONFIG_SCHED_RUST_SPARSEMASK)]
 pub(crate) type Word = Atomic<usize>;
 
 /// The mask of bit `bit % usize::BITS` in its word.
+#[cfg(CONFIG_SCHED_RUST_SPARSEMASK)]
 #[inline(always)]
 pub(crate) const fn bit_mask(bit: u32) -> usize {
     1usize.wrapping_shl(bit)
