@@ -632,7 +632,7 @@ static void asym_fits_random(struct kunit *test)
 {
 	static const unsigned long hw[] = { 0, 0, 20, 300, 2000 };
 	struct asym_fit_task t;
-	struct asym_cpu_view v;
+	struct asym_cpu_view v = {};
 	struct rnd_state r;
 	int i;
 

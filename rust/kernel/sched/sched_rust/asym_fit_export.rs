@@ -92,10 +92,11 @@ unsafe fn task_ref<'a>(task: *const bindings::asym_fit_task) -> Option<&'a TaskF
 ///
 /// # Safety
 ///
-/// `cpu` is NULL or points to a `struct asym_cpu_view` whose fields are
-/// initialised (at least those the reader asks for; the others are plain
-/// integers and a C `bool`, any initialised value of which is valid) and
-/// not written for `'a`.
+/// `cpu` is NULL or points to a `struct asym_cpu_view` whose every field is
+/// initialised (`core_idle` to 0 or 1: an uninitialised or other `bool` is
+/// undefined behaviour in Rust, whichever fields the reader asks for) and
+/// not written for `'a`. The C callers zero the view before they fill it
+/// (`= {}`), so a field a path leaves unset is still a valid value.
 #[inline]
 unsafe fn view_ref<'a>(cpu: *const bindings::asym_cpu_view) -> Option<&'a CpuView> {
     // SAFETY: `CpuView` has the layout of `struct asym_cpu_view` (checked

@@ -46,8 +46,11 @@ pub const CHUNK_BYTES: usize = 64;
 /// One cache line of a sparsemask: a word of which the low `2^density` bits
 /// are elements.
 ///
-/// Updates are the C `set_bit()`/`clear_bit()` (atomic, not ordered), reads
-/// are `READ_ONCE()`s, as in the C sparsemask (see `sync.rs`).
+/// Memory the series owns, so its word is an `Atomic`: `sparsemask_init()`
+/// writes it before the mask is published, and from then on every writer
+/// is atomic, C's `set_bit()`/`clear_bit()` and the core's `or()`/`andnot()`
+/// of the same bit (not ordered); reads are `READ_ONCE()`s, as in the C
+/// sparsemask (see `sync.rs`). No code may write it otherwise.
 #[repr(C, align(64))]
 pub struct Chunk {
     word: Word,
