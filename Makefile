@@ -141,6 +141,7 @@ help:
 	@echo "  kunit-um kunit-x86   the KUnit suites by kunit.py on UML / on x86_64 QEMU"
 	@echo "  scx                  sched_ext boot: every selftest and BPF scheduler, C and Rust picker"
 	@echo "  scx-soak scx-mutant  the schedulers for SCX_SOAK_SECONDS each; a planted bug must fail"
+	@echo "  loom-mutant          loom with the model's claim relaxed: it must fail"
 	@echo "  scx-selftests-build scx-scheds-build scx-crates-build"
 	@echo "  userspace-test       cargo test (property tests against models)"
 	@echo "  boundary-test        the *_export.rs KUnit cases as userspace tests"
@@ -392,6 +393,12 @@ fuzz-short:
 loom:
 	cd rust && RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
 		cargo test --release --test loom -- --nocapture
+
+# The same with a planted fault: the model's claim relaxed
+# (scripts/loom-mutant.sh); passes only if loom catches it.
+.PHONY: loom-mutant
+loom-mutant:
+	$(RECORD) scripts/loom-mutant.sh
 
 # rustfmt with the kernel's settings (rust/.rustfmt.toml), as make rustfmtcheck
 # in the tree would check these files.

@@ -14,18 +14,21 @@ set -uo pipefail
 
 KSRC=${KSRC:?}
 top=$(cd "$(dirname "$0")/.." && pwd)
-file=$KSRC/kernel/sched/sched_rust/idle_pick.rs
-claim='|w| w.fetch_andnot(m, Full) \& m != 0'
+file=$KSRC/kernel/sched/sched_rust/idle_pick_export.rs
+# The running system's claim (CpuMask for Cpumask): cpumask_test_and_clear_cpu().
+claim='CpuId::from_u32(cpu).is_some_and(|cpu| self.test_and_clear(cpu))'
 log() { printf 'scx-mutant: %s\n' "$*"; }
 # The selftests that exercise idle picking through kfuncs. With the mutant,
 # peek_dsq and others hang until their timeout: the whole list would take
 # an hour for nothing more.
 tests=${SCX_MUTANT_TESTS:-numa allowed_cpus select_cpu_dfl enq_select_cpu}
 
-grep -qF "${claim//\\/}" "$file" ||
+grep -qF "$claim" "$file" ||
 	{ log "the claim in $file is not the one this script mutates"; exit 1; }
-sed -i "s/$claim/|w| w.load(Relaxed) \& m != 0/" "$file"
-log "planted: the claim (fetch_andnot(.., Full)) in $file tests the bit and leaves it set"
+sed -i "s/$claim/CpuId::from_u32(cpu).is_some_and(|cpu| self.test(cpu))/" "$file"
+grep -qF 'is_some_and(|cpu| self.test(cpu))' "$file" ||
+	{ log "the mutant was not planted in $file"; exit 1; }
+log "planted: the claim (Cpumask::test_and_clear()) in $file tests the bit and leaves it set"
 trap 'log "restoring the real picker"; make -C "$top" --no-print-directory build > /dev/null' EXIT
 
 # The kernel's make alone: make build would install the real file again.

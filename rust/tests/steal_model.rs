@@ -8,8 +8,8 @@ mod models;
 
 use models::steal::{answer_of, model};
 use proptest::prelude::*;
-use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_DEFAULT};
 use sched_rust_core::bits::CpuBitmap;
+use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_DEFAULT};
 use sched_rust_core::steal::{steal_search, Attempt};
 use sched_rust_core::sync::{Relaxed, Word};
 

@@ -17,8 +17,8 @@
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_MAX};
 use sched_rust_core::bits::CpuBitmap;
+use sched_rust_core::sparsemask::{chunks_for, Chunk, SparseMask, DENSITY_MAX};
 use sched_rust_core::steal::{steal_search, Attempt};
 use sched_rust_core::sync::{Relaxed, Word};
 

@@ -34,9 +34,12 @@ impl CpuSet for Siblings {
         }
         // SAFETY: `self` has at least `nbits` bits, which `_find_next_bit()`
         // reads, as `for_each_set_bit()` does for the C walk.
-        let found =
-            unsafe { bindings::_find_next_bit(Opaque::cast_into(self.as_ptr()), nbits, from as usize) };
-        u32::try_from(found).ok().filter(|&cpu| (cpu as usize) < nbits)
+        let found = unsafe {
+            bindings::_find_next_bit(Opaque::cast_into(self.as_ptr()), nbits, from as usize)
+        };
+        u32::try_from(found)
+            .ok()
+            .filter(|&cpu| (cpu as usize) < nbits)
     }
 
     #[inline]
