@@ -89,7 +89,9 @@ pub const STATE_PER_NODE: u32 = 1 << 1;
 pub trait CpuMask {
     /// Whether `cpu` is in the mask: `cpumask_test_cpu()`.
     fn test_cpu(&self, cpu: u32) -> bool;
-    /// Removes `cpu`, not atomically: `__cpumask_clear_cpu()`.
+    /// Removes `cpu`: idle.c's `__cpumask_clear_cpu()`. The kernel's is the
+    /// atomic `cpumask_clear_cpu()`, which leaves the same bits and loses no
+    /// concurrent update of the word.
     fn clear_cpu(&self, cpu: u32);
     /// Removes `cpu` and returns whether it was there:
     /// `cpumask_test_and_clear_cpu()`, atomic and fully ordered, so that
@@ -97,8 +99,10 @@ pub trait CpuMask {
     fn test_and_clear_cpu(&self, cpu: u32) -> bool;
     /// Whether `self & other` has a CPU: `cpumask_intersects()`.
     fn intersects(&self, other: &Self, nbits: u32) -> bool;
-    /// `self &= !other`, not atomically: `cpumask_andnot(self, self,
-    /// other)`.
+    /// `self &= !other`: idle.c's `cpumask_andnot(self, self, other)`. The
+    /// kernel's removes each CPU of `other` with the atomic
+    /// `cpumask_clear_cpu()`, which leaves the same bits and loses no
+    /// concurrent update of the word.
     fn andnot(&self, other: &Self, nbits: u32);
     /// The first CPU of `self & other` in `[from, nbits)`:
     /// `find_next_and_bit()`.
