@@ -257,6 +257,14 @@ static __always_inline unsigned long asym_machine_replay_actual_capacity(void *c
 
 static __always_inline bool asym_machine_replay_core_idle(void *ctx, int cpu)
 {
+	/*
+	 * fair.c's scan reads is_core_idle() of each CPU it reaches before
+	 * it tests whether the CPU is idle, and drops the value of a busy
+	 * one; the Rust scan asks only about idle CPUs. A busy CPU's answer
+	 * cannot change the result, so it is no field to check.
+	 */
+	if (!asym_machine_cpu(ctx, cpu)->idle)
+		return false;
 	return asym_machine_replay_view(ctx, cpu, ASYM_VIEW_CORE)->core_idle;
 }
 
