@@ -56,7 +56,6 @@ use kernel::{
     },
     prelude::*,
     sync::rcu,
-    types::Opaque,
 };
 
 // The C flags and the core's are the same bits, and its errno and node
@@ -505,40 +504,36 @@ pub mod machine {
         distribute,
         Cursor, //
     };
+    use super::super::sync::{
+        bits_in,
+        bits_ptr,
+        find_next_bit,
+        test_bit,
+        OpaqueBits, //
+    };
     use super::*;
+    use kernel::types::Opaque;
 
     /// A bitmap of a described machine: its words are opaque to Rust, and
     /// every operation on them is a C function of lib/find_bit.c,
     /// lib/bitmap.c or the bitops, as for the running system's masks, with
     /// the machine's width (`nbits`) instead of `nr_cpu_ids`.
-    type MachineBits = [Opaque<c_ulong>];
-
-    /// The C pointer of `bits`, for the C functions.
-    #[inline(always)]
-    fn raw(bits: &MachineBits) -> *mut c_ulong {
-        Opaque::cast_into(bits.as_ptr())
-    }
+    type MachineBits = OpaqueBits;
 
     impl CpuMask for MachineBits {
         #[inline]
         fn test_cpu(&self, cpu: u32) -> bool {
-            let bit = cpu as usize;
-            if bit >= self.len().saturating_mul(usize::BITS as usize) {
-                return false;
-            }
-            // SAFETY: `self` has `len()` words, of which
-            // `_find_next_bit()` reads the one of bit `cpu`: `test_bit()`.
-            unsafe { bindings::_find_next_bit(raw(self), bit.wrapping_add(1), bit) == bit }
+            test_bit(self, cpu)
         }
 
         #[inline]
         fn clear_cpu(&self, cpu: u32) {
-            if cpu as usize >= self.len().saturating_mul(usize::BITS as usize) {
+            if cpu >= bits_in(self) {
                 return;
             }
             // SAFETY: bit `cpu` is within `self`'s words; `clear_bit()`
             // updates its word atomically.
-            unsafe { bindings::clear_bit(cpu as usize, raw(self)) };
+            unsafe { bindings::clear_bit(cpu as usize, bits_ptr(self)) };
         }
 
         #[inline]
@@ -546,22 +541,22 @@ pub mod machine {
             let Ok(c) = c_int::try_from(cpu) else {
                 return false;
             };
-            if cpu as usize >= self.len().saturating_mul(usize::BITS as usize) {
+            if cpu >= bits_in(self) {
                 return false;
             }
             // SAFETY: bit `cpu` is within `self`'s words;
             // `cpumask_test_and_clear_cpu()` is `test_and_clear_bit()` of it
             // (the C machine's claim calls the same function on the same
             // words).
-            unsafe { bindings::cpumask_test_and_clear_cpu(c, raw(self).cast()) }
+            unsafe { bindings::cpumask_test_and_clear_cpu(c, bits_ptr(self).cast()) }
         }
 
         #[inline]
         fn intersects(&self, other: &Self, nbits: u32) -> bool {
-            let nbits = nbits.min(bits_of(self).min(bits_of(other)));
+            let nbits = nbits.min(bits_in(self).min(bits_in(other)));
             // SAFETY: both have at least `nbits` bits, which
             // `__bitmap_intersects()` reads.
-            unsafe { bindings::__bitmap_intersects(raw(self), raw(other), nbits) }
+            unsafe { bindings::__bitmap_intersects(bits_ptr(self), bits_ptr(other), nbits) }
         }
 
         #[inline]
@@ -569,7 +564,7 @@ pub mod machine {
             // The atomic removal of each CPU of `other`, as for the running
             // system's masks.
             let mut from = 0;
-            while let Some(cpu) = other.find_next_and(other, nbits, from) {
+            while let Some(cpu) = find_next_bit(other, nbits, from) {
                 self.clear_cpu(cpu);
                 from = cpu.wrapping_add(1);
             }
@@ -577,23 +572,22 @@ pub mod machine {
 
         #[inline]
         fn find_next_and(&self, other: &Self, nbits: u32, from: u32) -> Option<u32> {
-            let nbits = nbits.min(bits_of(self).min(bits_of(other)));
+            let nbits = nbits.min(bits_in(self).min(bits_in(other)));
             if from >= nbits {
                 return None;
             }
             // SAFETY: both have at least `nbits` bits, which
             // `_find_next_and_bit()` reads.
             let found = unsafe {
-                bindings::_find_next_and_bit(raw(self), raw(other), nbits as usize, from as usize)
+                bindings::_find_next_and_bit(
+                    bits_ptr(self),
+                    bits_ptr(other),
+                    nbits as usize,
+                    from as usize,
+                )
             };
             u32::try_from(found).ok().filter(|&cpu| cpu < nbits)
         }
-    }
-
-    /// The number of bits of `bits`' words, as a `u32`.
-    #[inline]
-    fn bits_of(bits: &MachineBits) -> u32 {
-        u32::try_from(bits.len().saturating_mul(usize::BITS as usize)).unwrap_or(u32::MAX)
     }
 
     /// A `struct scx_idle_machine` seen as a [`Topology`].

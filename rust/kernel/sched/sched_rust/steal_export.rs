@@ -9,6 +9,11 @@ use super::steal::{
     Attempt,
     CpuSet, //
 };
+use super::sync::{
+    find_next_bit,
+    test_bit,
+    OpaqueBits, //
+};
 use kernel::{
     bindings,
     ffi::{
@@ -23,31 +28,15 @@ use kernel::{
 /// An SMT sibling mask, as the walk gets it from C: words opaque to Rust,
 /// which the topology code rewrites with plain stores under CPU hotplug.
 /// The walk searches them with lib/find_bit.c, as the C walk does.
-type Siblings = [Opaque<c_ulong>];
-
-impl CpuSet for Siblings {
+impl CpuSet for OpaqueBits {
     #[inline]
     fn find_next(&self, nbits: u32, from: u32) -> Option<u32> {
-        let nbits = (nbits as usize).min(self.len().saturating_mul(usize::BITS as usize));
-        if from as usize >= nbits {
-            return None;
-        }
-        // SAFETY: `self` has at least `nbits` bits, which `_find_next_bit()`
-        // reads, as `for_each_set_bit()` does for the C walk.
-        let found = unsafe {
-            bindings::_find_next_bit(Opaque::cast_into(self.as_ptr()), nbits, from as usize)
-        };
-        u32::try_from(found)
-            .ok()
-            .filter(|&cpu| (cpu as usize) < nbits)
+        find_next_bit(self, nbits, from)
     }
 
     #[inline]
     fn test(&self, cpu: u32) -> bool {
-        // `test_bit()`: whether the search from `cpu` stops at `cpu`.
-        cpu.checked_add(1)
-            .and_then(|end| self.find_next(end, cpu))
-            .is_some()
+        test_bit(self, cpu)
     }
 }
 
@@ -100,8 +89,8 @@ pub unsafe extern "C" fn sched_rust_steal_search(
         // SAFETY: the caller provides an array of `unsigned long` of
         // `nelems` bits, that is `words` words, live for the call. They are
         // `Opaque`: Rust forms no access to them, and the walk passes them
-        // only to `_find_next_bit()` (`Siblings`).
-        let siblings: &Siblings =
+        // only to `_find_next_bit()` (`CpuSet for OpaqueBits`).
+        let siblings: &OpaqueBits =
             unsafe { core::slice::from_raw_parts(smt_siblings.cast::<Opaque<c_ulong>>(), words) };
         siblings
     });
