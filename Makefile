@@ -175,7 +175,8 @@ help:
 	@echo "  steal-tries          run-queue locks per steal walk, 16-CPU guest"
 	@echo "The series (docs/series.md):"
 	@echo "  series               the C series and the Rust RFC in .cache/series/out/{c,rust},"
-	@echo "                       signed off by your git identity (or SERIES_SIGNOFF='Name <addr>')"
+	@echo "                       needs SERIES_SIGNOFF, SERIES_FROM, SERIES_MAINTAINER='Name <addr>'"
+	@echo "                       (never taken from git config)"
 	@echo "  series-check         git am, build all options off / on, object code with options off"
 	@echo "                       == the base's (series-objcmp; series-objcmp-all: 3 toolchains)"
 	@echo "  series-bisect        every commit builds (SERIES_BISECT_FROM=NNNN resumes)"
@@ -270,8 +271,11 @@ rebase-check: deps
 # writes two series of git format-patch files, each with its cover letter and
 # get_maintainer.pl recipients: the C series (patches/cover-letter-c.txt) in
 # $(SERIES_DIR)/out/c and the Rust RFC on top (patches/cover-letter.txt) in
-# $(SERIES_DIR)/out/rust, signed off by the poster (this repository's git
-# identity, or SERIES_SIGNOFF="Name <address>"). series-check applies each
+# $(SERIES_DIR)/out/rust. The identities come only from SERIES_SIGNOFF (the
+# sign-off, committer and sender), SERIES_FROM (the author of the project's
+# own patches) and SERIES_MAINTAINER (the MAINTAINERS M: line), each
+# "Name <address>", make variables or environment; make series stops without
+# them and never reads git config. series-check applies each
 # with git am on its base, builds
 # them with every sched-rust option off and with all on, and compares the
 # scheduler's objects with every option off against the series' base,

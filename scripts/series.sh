@@ -29,14 +29,14 @@
 # a source: the folders of this repository are.
 #
 # Environment: CACHE, KERNEL_VERSION, KERNEL_DEB_VERSION (the Makefile sets them);
-# SERIES_DIR (default $CACHE/series). The poster is SERIES_SIGNOFF="Name
-# <address>", or else the git identity of this repository (user.name and
-# user.email); without either, make series stops. The poster's
-# Signed-off-by replaces the "Signed-off-by: @POSTER@" line of each patch,
-# the poster becomes the committer, the cover letters' sender, the author of
-# the project's own patches (From: <$SERIES_PROJECT_EMAIL>, default
-# sched-rust@localhost; the ported ones keep their authors) and replaces
-# "@POSTER@" in the MAINTAINERS entry the series adds. SERIES_C_LAST: the
+# SERIES_DIR (default $CACHE/series). Required, each "Name <address>" and
+# never taken from git config (see identities() below): SERIES_SIGNOFF (the
+# Signed-off-by that replaces each patch's "Signed-off-by: @POSTER@", the
+# committer and the cover letters' sender), SERIES_FROM (the author of the
+# project's own patches, From: <$SERIES_PROJECT_EMAIL>, default
+# sched-rust@localhost; the ported ones keep their authors) and
+# SERIES_MAINTAINER (the "M:" of the MAINTAINERS entry the series adds, in
+# place of its "M: @POSTER@"); without them make series stops. SERIES_C_LAST: the
 # last patch of the C series (default 0008). SERIES_FORMAT_ARGS: extra git
 # format-patch arguments (e.g. "-v2"). For bisect: SERIES_KOUT (its build folder),
 # SERIES_CONFIG (the .config to build each commit with), SERIES_BISECT_FROM
@@ -58,7 +58,7 @@ out=$SERIES_DIR/out
 # The last patch of the C series; the Rust series is the rest.
 c_last=${SERIES_C_LAST:-0008}
 base_tag=linux-$KERNEL_VERSION
-# The From: of the project's own patches: make series gives them to the poster.
+# The From: of the project's own patches: make series gives them SERIES_FROM.
 project_email=${SERIES_PROJECT_EMAIL:-sched-rust@localhost}
 placeholder='Signed-off-by: @POSTER@'
 
@@ -137,35 +137,59 @@ new_file_source() {
 # "<number> <path>" lines of patches/new-files (not its "option" lines).
 new_files() { grep -v -e '^#' -e '^[[:space:]]*$' -e '^[0-9]* option ' "$top/patches/new-files"; }
 
-# The poster, "Name <address>": SERIES_SIGNOFF, or this repository's git
-# identity. Stops without one: a patch must not go out unsigned.
-poster() {
-	local who=${SERIES_SIGNOFF:-} name email
-	if [ -z "$who" ]; then
-		name=$(git -C "$top" config user.name || true)
-		email=$(git -C "$top" config user.email || true)
-		[ -n "$name" ] && [ -n "$email" ] ||
-			die "no poster: set git config user.name and user.email (or SERIES_SIGNOFF='Name <address>'); every patch is signed off by the poster (Developer's Certificate of Origin)"
-		who="$name <$email>"
-	fi
-	[[ $who =~ ^[^\<\>]+\ \<[^\<\>@\ ]+@[^\<\>\ ]+\>$ ]] ||
-		die "the poster '$who' is not 'Name <address>'"
+# The identities of the posted files, each "Name <address>", each taken only
+# from its own explicit setting (a make variable or the environment), never
+# from the git identity of whoever runs make series: running a target makes
+# nobody an author, a signer or a maintainer.
+#   SERIES_SIGNOFF     the "Signed-off-by:" that replaces each patch's
+#                      "Signed-off-by: @POSTER@" line (Developer's Certificate
+#                      of Origin), the committer and the cover letters' sender
+#   SERIES_FROM        the author (From:) of the project's own patches, those
+#                      whose From: is <$SERIES_PROJECT_EMAIL>; the ported ones
+#                      keep their authors
+#   SERIES_MAINTAINER  the "M:" of the MAINTAINERS entry the series adds, in
+#                      place of its "M: @POSTER@"
+# identity VAR: the value of VAR, checked; stops when it is unset or malformed.
+identity() {
+	local var=$1 who=${!1:-}
+	[ -n "$who" ] || return 1
+	[[ $who =~ ^[^\<\>@]+\ \<[^\<\>@\ ]+@[^\<\>\ ]+\>$ ]] ||
+		die "$var='$who' is not 'Name <address>'"
+	[[ $who != *@POSTER@* ]] || die "$var must not be the placeholder @POSTER@"
 	printf '%s\n' "$who"
 }
 
-# fill_poster PREFIX FILE: the poster in place of the "M: @POSTER@" line of
-# the MAINTAINERS entry the series adds, in FILE, each line starting with
-# PREFIX ("+" in a diff, "" in MAINTAINERS itself).
-fill_poster() {
+# Sets signoff, author_from and maintainer, or stops naming every missing
+# variable.
+identities() {
+	local missing=() v
+	for v in SERIES_SIGNOFF SERIES_FROM SERIES_MAINTAINER; do
+		[ -n "${!v:-}" ] || missing+=("$v")
+	done
+	[ ${#missing[@]} -eq 0 ] ||
+		die "set ${missing[*]} (each 'Name <address>'; make series ${missing[0]}='Name <address>' ...):
+  SERIES_SIGNOFF     replaces each patch's 'Signed-off-by: @POSTER@' (DCO); committer and sender
+  SERIES_FROM        the From: (author) of the project's own patches (From: <$project_email>)
+  SERIES_MAINTAINER  the M: line of the MAINTAINERS entry the series adds
+make series takes none of them from git config: running it makes nobody an author, a signer or a maintainer"
+	signoff=$(identity SERIES_SIGNOFF)
+	author_from=$(identity SERIES_FROM)
+	maintainer=$(identity SERIES_MAINTAINER)
+}
+
+# fill_maintainer PREFIX FILE: SERIES_MAINTAINER in place of the "M: @POSTER@"
+# line of the MAINTAINERS entry the series adds, in FILE, each line starting
+# with PREFIX ("+" in a diff, "" in MAINTAINERS itself).
+fill_maintainer() {
 	local who
-	who=$(sed 's/[&/\]/\\&/g' <<<"$signoff")
+	who=$(sed 's/[&/\]/\\&/g' <<<"$maintainer")
 	sed -i "s/^\($1M:[[:space:]]*\)@POSTER@\$/\1$who/" "$2"
 }
 
 # 2. make series.
 make_series() {
-	local signoff
-	signoff=$(poster)
+	local signoff author_from maintainer
+	identities
 	base_tree
 	mapfile -t series < <(series_list)
 	[ ${#series[@]} -gt 0 ] || die "patches/series is empty"
@@ -196,9 +220,15 @@ $(diff <(echo "$listed") <(echo "$named") || true)"
 	committer_name=${signoff% <*}
 	committer_email=${signoff##*<}
 	committer_email=${committer_email%>}
+	local from_name from_email
+	from_name=${author_from% <*}
+	from_email=${author_from##*<}
+	from_email=${from_email%>}
 	printf '%s\n' "${series[@]}" | grep -q "^$c_last" ||
 		die "SERIES_C_LAST=$c_last: no such patch in patches/series"
-	log "poster: $signoff"
+	log "Signed-off-by (SERIES_SIGNOFF, also committer and sender): $signoff"
+	log "From: of the project's own patches (SERIES_FROM): $author_from"
+	log "MAINTAINERS M: (SERIES_MAINTAINER): $maintainer"
 
 	g checkout -q -f -B series "$base_tag"
 	g clean -q -fdx
@@ -218,7 +248,7 @@ $(diff <(echo "$listed") <(echo "$named") || true)"
 		[ -n "$subject" ] && [ -n "$author" ] && [ -n "$email" ] && [ -n "$date" ] ||
 			die "$p: the header lacks one of From:, Date:, Subject:"
 		if grep -q '^diff --git ' "$work/diff"; then
-			fill_poster + "$work/diff"
+			fill_maintainer + "$work/diff"
 			git -C "$tree" apply --index --whitespace=nowarn "$work/diff" ||
 				die "$p: its diff does not apply with git apply after the patches before it"
 		fi
@@ -240,22 +270,22 @@ $(diff <(echo "$listed") <(echo "$named") || true)"
 		if g diff --cached --quiet; then
 			die "$p: changes nothing (no diff and no new file)"
 		fi
-		# The message: subject, empty line, body; the poster's sign-off.
+		# The message: subject, empty line, body; SERIES_SIGNOFF's sign-off.
 		{
 			printf '%s\n\n' "$subject"
 			cat "$work/msg"
 		} > "$work/commit-msg"
 		nsob=$(grep -cxF "$placeholder" "$work/commit-msg" || true)
 		[ "$nsob" -le 1 ] || die "$p: more than one '$placeholder' line"
-		[ "$nsob" -eq 1 ] || die "$p: no '$placeholder' line: the poster cannot sign it off"
+		[ "$nsob" -eq 1 ] || die "$p: no '$placeholder' line: SERIES_SIGNOFF cannot sign it off"
 		sob="Signed-off-by: $signoff"
 		awk -v ph="$placeholder" -v sob="$sob" '$0 == ph { $0 = sob } { print }' \
 			"$work/commit-msg" > "$work/commit-msg.new"
 		mv "$work/commit-msg.new" "$work/commit-msg"
-		# The project's own patches are the poster's.
+		# The project's own patches are SERIES_FROM's.
 		if [ "$email" = "$project_email" ]; then
-			author=$committer_name
-			email=$committer_email
+			author=$from_name
+			email=$from_email
 		fi
 		GIT_AUTHOR_NAME=$author GIT_AUTHOR_EMAIL=$email GIT_AUTHOR_DATE=$date \
 		GIT_COMMITTER_NAME=$committer_name GIT_COMMITTER_EMAIL=$committer_email \
@@ -331,8 +361,9 @@ check_equals_apply() {
 		die "scripts/apply.sh fails on the clean tree"
 	fi
 	rm -rf "$tree/.sched-rust-patches"
-	# make apply leaves the MAINTAINERS entry's "M: @POSTER@" as the patch has it.
-	fill_poster "" "$tree/MAINTAINERS"
+	# make apply leaves the MAINTAINERS entry's "M: @POSTER@" as the patch has it;
+	# the series has SERIES_MAINTAINER there.
+	fill_maintainer "" "$tree/MAINTAINERS"
 	g add -A -f .
 	local diff
 	diff=$(g diff --cached --stat series)
