@@ -216,8 +216,19 @@ struct dentry;
 extern struct dentry *sched_rust_debugfs;
 
 /*
- * The contracts are those of the C functions in kernel/sched/sparsemask.h;
- * @mask must not be NULL.
+ * The contracts are those of the C functions in kernel/sched/sparsemask.h,
+ * on the same memory layout, bad input included (set and clear outside
+ * [0, nelems) do nothing, test returns false); sparsemask_kunit.c checks
+ * that both agree. @mask must not be NULL. The layout is a contract with
+ * sparsemask.h, checked on both sides at build time: there, that a chunk
+ * is one cache line and that the chunks start one chunk after the header;
+ * in sched_rust/sparsemask_export.rs, that Rust's chunk size, header
+ * fields and chunk offset are these, and Rust sizes a mask as
+ * sparsemask_size() does (one chunk more than strictly needed). Kconfig
+ * offers CONFIG_SCHED_RUST_SPARSEMASK only where cache lines are the 64
+ * bytes Rust assumes (not on s390, which has 256); should that test ever
+ * be wrong, the build fails rather than having C and Rust disagree on
+ * where an element lives.
  */
 void sched_rust_sparsemask_set_elem(struct sparsemask *mask, int elem);
 void sched_rust_sparsemask_clear_elem(struct sparsemask *mask, int elem);
@@ -225,8 +236,11 @@ bool sched_rust_sparsemask_test_elem(const struct sparsemask *mask, int elem);
 int sched_rust_sparsemask_next(const struct sparsemask *mask, int origin, int prev);
 
 /*
- * The contract is that of steal_search() in kernel/sched/steal_search.h:
- * @overload and @steal_from must not be NULL, @smt_siblings may be.
+ * The contract is that of steal_search() in kernel/sched/steal_search.h,
+ * with its steal_from_fn and STEAL_* results: @overload and @steal_from
+ * must not be NULL, @smt_siblings may be. The KUnit suite (steal_kunit.c)
+ * records the candidates each walk tries and requires identical
+ * sequences.
  */
 int sched_rust_steal_search(const struct sparsemask *overload,
 			    const unsigned long *smt_siblings, int dst_cpu,

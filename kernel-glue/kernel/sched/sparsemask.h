@@ -15,16 +15,11 @@
  * CPU of the LLC updates on its own runnable transitions and which idle CPUs
  * search for a task to steal.
  *
- * This is the C implementation. kernel/sched/sched_rust/sparsemask.rs
- * implements the same operations on the same memory layout in Rust;
- * sparsemask_kunit.c checks that both agree.
- *
- * Behaviour on bad input, identical in C and Rust: set and clear of an
- * element outside [0, nelems) do nothing, test of one returns false. The
- * iterator treats an origin outside [0, nelems) as 0, and ends the walk
- * (returns nelems) for a prev that is neither -1 nor an element. A mask of
- * no elements is valid: nothing is ever in it. The mask pointer must not be
- * NULL.
+ * Behaviour on bad input: set and clear of an element outside [0, nelems)
+ * do nothing, test of one returns false. The iterator treats an origin
+ * outside [0, nelems) as 0, and ends the walk (returns nelems) for a prev
+ * that is neither -1 nor an element. A mask of no elements is valid:
+ * nothing is ever in it. The mask pointer must not be NULL.
  *
  * Unlike the v4/v5 postings of this header, sparsemask_next() visits every
  * set element exactly once, in the order origin .. nelems-1, 0 .. origin-1.
@@ -60,14 +55,10 @@ struct sparsemask {
 };
 
 /*
- * The layout is a contract with the Rust implementation, checked on both
- * sides at build time: here, that a chunk is one cache line and that the
- * chunks start one chunk after the header; in sparsemask_export.rs, that
- * Rust's chunk size, header fields and chunk offset are these. Kconfig
- * offers CONFIG_SCHED_RUST_SPARSEMASK only where cache lines are the 64
- * bytes Rust assumes (not on s390, which has 256); should that test ever
- * be wrong, the build fails here rather than having C and Rust disagree
- * on where an element lives.
+ * The layout, checked at build time: a chunk is one cache line, and the
+ * chunks start one chunk after the header, so that the header shares no
+ * line with a chunk and element @e's word is at a fixed offset from the
+ * mask. sparsemask_size() and the element-to-chunk mapping rely on both.
  */
 enum { SPARSEMASK_CHUNK_BYTES = sizeof(struct sparsemask_chunk) };
 #ifdef CONFIG_SMP
@@ -90,8 +81,7 @@ static inline bool sparsemask_valid_elem(const struct sparsemask *mask, int elem
 
 /*
  * Bytes needed for @nelems elements at @density. One chunk more than
- * strictly needed is always allocated; the layout is shared with Rust, so
- * it is kept as posted.
+ * strictly needed is always allocated, as the v4/v5 postings did.
  */
 static inline size_t sparsemask_size(int nelems, int density)
 {

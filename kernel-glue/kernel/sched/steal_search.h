@@ -20,9 +20,7 @@
  *
  * The attempt itself, steal_from(), takes and drops run-queue locks, so it
  * stays in C; the walk calls it through @steal_from, which the compiler
- * inlines into try_steal() since it is a constant there. Rust implements
- * the same walk (sched_rust_steal_search()); the KUnit suite records the
- * candidates each one tries and requires identical sequences.
+ * inlines into try_steal() since it is a constant there.
  */
 #ifndef _KERNEL_SCHED_STEAL_SEARCH_H
 #define _KERNEL_SCHED_STEAL_SEARCH_H
@@ -38,9 +36,8 @@
 
 /*
  * Try to steal a task from @src_cpu for the caller's CPU. Returns
- * STEAL_TAKEN, STEAL_REFUSED or STEAL_STOP; the walks treat any positive
- * value as STEAL_TAKEN and any negative one as STEAL_STOP. Shared with the
- * Rust walk, whose prototype is in sched_rust.h.
+ * STEAL_TAKEN, STEAL_REFUSED or STEAL_STOP; the walk treats any positive
+ * value as STEAL_TAKEN and any negative one as STEAL_STOP.
  */
 typedef int (*steal_from_fn)(void *arg, int src_cpu);
 
