@@ -253,6 +253,9 @@ struct Probe<'a> {
     searched: RefCell<Vec<u32>>,
     rotations: Cell<usize>,
     budget: usize,
+    /// A node whose online state flips once the walk across nodes has
+    /// searched its first node (the start node's search is before it).
+    flip: Option<u32>,
 }
 
 impl<'a> Probe<'a> {
@@ -262,6 +265,7 @@ impl<'a> Probe<'a> {
             searched: RefCell::new(Vec::new()),
             rotations: Cell::new(0),
             budget,
+            flip: None,
         }
     }
 }
@@ -299,7 +303,8 @@ impl Topology for Probe<'_> {
         self.inner.any_and_distribute(a, b)
     }
     fn node_online(&self, node: u32) -> bool {
-        self.inner.node_online(node)
+        let flipped = self.flip == Some(node) && self.searched.borrow().len() >= 2;
+        self.inner.node_online(node) != flipped
     }
     fn nr_nodes(&self) -> u32 {
         self.inner.nr_nodes()
@@ -309,6 +314,55 @@ impl Topology for Probe<'_> {
     }
     fn with_node_order<R>(&self, node: u32, walk: impl FnOnce(Option<&[u16]>) -> R) -> R {
         self.inner.with_node_order(node, walk)
+    }
+}
+
+proptest! {
+    /// Without a node order, the walk copies the online nodes when it
+    /// starts, as upstream's (`nodes_copy()` of `node_states[N_ONLINE]`,
+    /// then `for_each_node_numadist()`): a node that goes online or offline
+    /// once the walk has searched a node changes nothing. With the order, a
+    /// node is searched if it is online when the walk reaches it, as
+    /// idle.c's walk over its order tests it then.
+    #[test]
+    fn walk_without_order_copies_the_online_nodes(
+        (nodes, online, start, flip) in (2usize..=70).prop_flat_map(|nodes| (
+            Just(nodes),
+            proptest::collection::vec(any::<bool>(), nodes),
+            0..nodes as u32,
+            0..nodes as u32,
+        )),
+        flags in 0u64..2,
+    ) {
+        let d: Vec<u32> = (0..nodes * nodes).map(|i| 10 + (i * 7 % 31) as u32).collect();
+        let m = Machine::new(nodes, 1, d, online, vec![false; nodes], vec![1; nodes]);
+        let mut order = vec![0u16; nodes * nodes];
+        prop_assert!(build_node_order(&m.distance, nodes as u32, &mut order));
+        let row = &order[start as usize * nodes..(start as usize + 1) * nodes];
+        // The nodes searched, the start first, when a node's state is
+        // `before` until the walk has searched a node and `after` then.
+        let before = |n: u32| m.online[n as usize];
+        let after = |n: u32| m.online[n as usize] != (n == flip);
+        let visits = |after: &dyn Fn(u32) -> bool| {
+            let mut want = vec![start];
+            for n in row.iter().map(|&n| u32::from(n)).filter(|&n| n != start) {
+                if if want.len() >= 2 { after(n) } else { before(n) } {
+                    want.push(n);
+                }
+            }
+            want
+        };
+        let none = words(&vec![false; nodes]);
+
+        let unordered = Topo { ordered: false, ..Topo::new(&m) };
+        let probe = Probe { flip: Some(flip), ..Probe::new(&unordered, usize::MAX) };
+        prop_assert_eq!(pick(&probe, &none, Some(start), flags, STATE_PER_NODE), -EBUSY);
+        prop_assert_eq!(probe.searched.into_inner(), visits(&before));
+
+        let topo = Topo::new(&m);
+        let probe = Probe { flip: Some(flip), ..Probe::new(&topo, usize::MAX) };
+        prop_assert_eq!(pick(&probe, &none, Some(start), flags, STATE_PER_NODE), -EBUSY);
+        prop_assert_eq!(probe.searched.into_inner(), visits(&after));
     }
 }
 

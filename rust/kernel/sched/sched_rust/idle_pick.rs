@@ -35,7 +35,8 @@
 //!   the order of `for_each_node_numadist()`), O(N) in the number of
 //!   nodes, as in C. idle.c rebuilds that order when the scheduler rebuilds
 //!   its NUMA topology and publishes it with RCU; while it has none (no
-//!   memory for it), both walk the nodes by distance at each step, O(N²).
+//!   memory for it), both walk the nodes by distance at each step, O(N²),
+//!   over the online nodes copied when the walk starts, as upstream's.
 //!
 //! The picker is a drop-in for idle.c's: for the same state it gives the
 //! same answer and leaves the same masks. Everything it reads of the system
@@ -182,6 +183,50 @@ pub type Cursor = Atomic<u32>;
 /// `u16`. The kernel's boundary checks `MAX_NUMNODES` against it when it is
 /// built.
 pub const MAX_NODES: usize = 1 << 10;
+
+/// A set of node ids below [`MAX_NODES`]: the copy of the online nodes
+/// that the walk without a node order takes when it starts, as C's
+/// `nodemask_t` (128 bytes at the largest `NODES_SHIFT`).
+pub struct NodeSet {
+    words: [usize; MAX_NODES / usize::BITS as usize],
+}
+
+impl NodeSet {
+    /// The nodes of `topo` online now, each read once
+    /// ([`Topology::node_online`]); nodes at or above [`MAX_NODES`] are left
+    /// out (no machine has them: the kernel checks `MAX_NUMNODES` at build
+    /// time).
+    #[inline]
+    pub fn online<T: Topology + ?Sized>(topo: &T) -> Self {
+        let mut set = Self {
+            words: [0; MAX_NODES / usize::BITS as usize],
+        };
+        for node in 0..topo.nr_nodes() {
+            if topo.node_online(node) {
+                set.insert(node);
+            }
+        }
+        set
+    }
+
+    /// Adds `node`; does nothing for a node at or above [`MAX_NODES`].
+    #[inline]
+    fn insert(&mut self, node: u32) {
+        let bit = 1usize.wrapping_shl(node % usize::BITS);
+        if let Some(word) = self.words.get_mut((node / usize::BITS) as usize) {
+            *word |= bit;
+        }
+    }
+
+    /// Whether `node` is in the set; false at or above [`MAX_NODES`].
+    #[inline]
+    pub fn contains(&self, node: u32) -> bool {
+        let bit = 1usize.wrapping_shl(node % usize::BITS);
+        self.words
+            .get((node / usize::BITS) as usize)
+            .is_some_and(|word| word & bit != 0)
+    }
+}
 
 /// `cpumask_any_and_distribute()` over `nbits` CPUs with `cursor` for
 /// lib/cpumask.c's per-CPU one: the first CPU of `a & b` after `*cursor`,
@@ -408,14 +453,15 @@ fn pick_in_node_order<T: Topology>(
 
 /// Searches every online node but `start` without a node order:
 /// `pick_idle_cpu_from_online_nodes_numadist()`, in the order of
-/// `for_each_node_numadist()`. That walk takes the nearest unvisited node
-/// at each step (`nearest_node_nodemask()`: ties by node id), which is the
-/// next node by (distance from `start`, node id); this one finds it by
-/// scanning every node for the smallest key above the last one, O(N²) per
-/// pick as C's, with no scratch nodemask. A node is searched if it is
-/// online when the walk reaches it, as with the order; C copies the online
-/// nodes when it starts, so only a node that goes online or offline during
-/// the walk may be seen otherwise.
+/// `for_each_node_numadist()`. That walk copies the online nodes when it
+/// starts (`nodes_copy()` of `node_states[N_ONLINE]`), then takes the
+/// nearest unvisited node of the copy at each step
+/// (`nearest_node_nodemask()`: ties by node id), which is the next node by
+/// (distance from `start`, node id). This one copies the online nodes
+/// once too ([`NodeSet::online`]), so a node that goes online or offline
+/// during the walk is seen as C sees it, and finds the next node by
+/// scanning every node for the smallest key above the last one: O(N²) per
+/// pick, as C's.
 fn pick_by_distance<T: Topology>(
     topo: &T,
     allowed: &T::Mask,
@@ -423,6 +469,7 @@ fn pick_by_distance<T: Topology>(
     flags: u64,
     state: u32,
 ) -> i32 {
+    let online = NodeSet::online(topo);
     let mut last: Option<(u32, u32)> = None;
     loop {
         let mut next: Option<(u32, u32)> = None;
@@ -443,7 +490,7 @@ fn pick_by_distance<T: Topology>(
             return -EBUSY;
         };
         last = next;
-        if !topo.node_online(node) {
+        if !online.contains(node) {
             continue;
         }
         let cpu = pick_in_node(topo, allowed, Some(node), flags, state);

@@ -66,7 +66,7 @@ const _: () = assert!(bindings::SCX_IDLE_PICK_CORE as u64 == PICK_IDLE_CORE);
 const _: () = assert!(bindings::SCX_IDLE_PICK_IN_NODE as u64 == PICK_IDLE_IN_NODE);
 const _: () = assert!(bindings::SCX_IDLE_STATE_SMT_ACTIVE == STATE_SMT_ACTIVE);
 const _: () = assert!(bindings::SCX_IDLE_STATE_PER_NODE == STATE_PER_NODE);
-// The walk across nodes keeps its nodes to visit in MAX_NODES bits.
+// The walk without a node order copies the online nodes into MAX_NODES bits.
 const _: () = assert!(bindings::SCX_IDLE_MAX_NODES as usize <= MAX_NODES);
 
 /// The idle masks of a `struct scx_idle_topo`.
