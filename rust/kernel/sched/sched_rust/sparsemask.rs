@@ -122,6 +122,25 @@ impl<'a> SparseMask<'a> {
         }
     }
 
+    /// Borrows `chunks` as a mask of `nelems` elements at `density` that
+    /// were checked once, when the mask was set up: the kernel's boundary
+    /// calls it for a mask that `sparsemask_init()` set up, which checked
+    /// its header.
+    ///
+    /// The caller keeps the type invariants: `density <= DENSITY_MAX` and
+    /// `chunks.len() >= (nelems >> density) + 1`. Soundness does not rest on
+    /// them (this file has no `unsafe`, and every chunk is reached with a
+    /// bounds check); a mask that broke them would give wrong answers.
+    #[inline]
+    pub const fn from_checked(nelems: u32, density: u32, chunks: &'a [Chunk]) -> Self {
+        // INVARIANT: the caller's, see above.
+        Self {
+            nelems,
+            density,
+            chunks,
+        }
+    }
+
     /// Number of elements: the valid elements are `0..nelems()`.
     #[inline]
     pub fn nelems(&self) -> u32 {

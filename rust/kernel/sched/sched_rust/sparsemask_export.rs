@@ -4,12 +4,10 @@
 //! `kernel/sched/sparsemask.h`.
 
 use super::sparsemask::{
-    chunks_for,
     Chunk,
     SparseMask,
     CHUNK_BYTES,
-    DENSITY_DEFAULT,
-    DENSITY_MAX, //
+    DENSITY_DEFAULT, //
 };
 use kernel::{
     bindings,
@@ -42,43 +40,39 @@ const _: () = {
     assert!(offset_of!(bindings::sparsemask, chunks) == offset_of!(Header, chunks));
 };
 
-/// The size and density in a header, or `None` if no valid mask has them
-/// (a negative size, a density out of `0..=DENSITY_MAX`).
-#[inline]
-fn header_values(nelems: i16, density: i16) -> Option<(u32, u32)> {
-    let nelems = u32::try_from(nelems).ok()?;
-    let density = u32::try_from(density).ok().filter(|&d| d <= DENSITY_MAX)?;
-    Some((nelems, density))
-}
-
 /// Borrows the mask at `mask`.
 ///
-/// The header is checked on each call: a header that no valid mask has
-/// (`sparsemask_init()`, its only writer, refuses a negative size or a
-/// density out of range) gives `None`, and the callers treat the mask as
-/// empty. The check is two compares and a branch; it is not traded for
-/// undefined behaviour on a value C supplies.
+/// The header is not checked here: `sparsemask_init()`, the only writer of
+/// a header, checked it once, when the mask was set up. It refuses a
+/// negative size, more than `SHRT_MAX` elements and a density out of
+/// `0..=SMASK_DENSITY_MAX` (with a warning, returning `-EINVAL`), so the
+/// header of a mask it set up meets [`SparseMask`]'s invariants, and every
+/// call after costs no check.
 ///
 /// # Safety
 ///
 /// `mask` points to a `struct sparsemask` whose header `sparsemask_init()`
-/// wrote (or a copy of such a header: the shadow check rewrites the
-/// header of its own copy before each use, never while it is borrowed),
-/// in an allocation of `sparsemask_size(nelems, density)` bytes, which
-/// stays allocated for `'a`. While borrowed, the header is not written and
-/// its words are written only atomically: by the
+/// wrote, returning 0 (or a copy of such a header: the shadow check copies
+/// the live mask's header into its own before each use, never while it is
+/// borrowed), in an allocation of `sparsemask_size(nelems, density)` bytes,
+/// which stays allocated for `'a`. While borrowed, the header is not
+/// written and its words are written only atomically: by the
 /// `set_bit()`/`clear_bit()` of the C sparsemask (`sparsemask.h`) and by
 /// the core's `Atomic::or()`/`andnot()`, the operations those bitops are
 /// made of; the core reads them with `load(Relaxed)`, `READ_ONCE()`, as
 /// the C walk does.
 #[inline]
-pub(crate) unsafe fn borrow<'a>(mask: *const bindings::sparsemask) -> Option<SparseMask<'a>> {
+pub(crate) unsafe fn borrow<'a>(mask: *const bindings::sparsemask) -> SparseMask<'a> {
     let header = mask.cast::<Header>();
     // SAFETY: `mask` points to an initialised header (the caller's
     // contract); `nelems` and `density` are not written while borrowed.
     let (nelems, density) = unsafe { ((*header).nelems, (*header).density) };
-    let (nelems, density) = header_values(nelems, density)?;
-    let len = chunks_for(nelems, density)?;
+    // `sparsemask_init()` wrote both, so both are in `0..=i16::MAX`: the
+    // conversions keep their values, and `density <= DENSITY_MAX`.
+    let (nelems, density) = (nelems as u32, density as u32);
+    // `density < 32`: the shift does not wrap, and the count of chunks is
+    // at most `i16::MAX + 1`.
+    let len = (nelems.wrapping_shr(density) as usize).wrapping_add(1);
     // SAFETY: `sparsemask_size()` made room for `len` chunks after the
     // header, and `Chunk` has the layout of `struct sparsemask_chunk`
     // (one `unsigned long`, cache-line aligned). `addr_of!` avoids
@@ -86,7 +80,9 @@ pub(crate) unsafe fn borrow<'a>(mask: *const bindings::sparsemask) -> Option<Spa
     let chunks = unsafe {
         core::slice::from_raw_parts(core::ptr::addr_of!((*header).chunks).cast::<Chunk>(), len)
     };
-    SparseMask::new(nelems, density, chunks)
+    // `density <= DENSITY_MAX` (`sparsemask_init()` checked it), and there
+    // are `(nelems >> density) + 1` chunks: `SparseMask`'s invariants.
+    SparseMask::from_checked(nelems, density, chunks)
 }
 
 /// Converts an element number from C.
@@ -106,17 +102,15 @@ fn to_elem(elem: c_int) -> u32 {
 ///
 /// # Safety
 ///
-/// `mask` points to a live `struct sparsemask` set up by
-/// `sparsemask_init()` (see `kernel/sched/sparsemask.h`).
+/// `mask` points to a live `struct sparsemask` that `sparsemask_init()`
+/// set up (see `kernel/sched/sparsemask.h`), as [`borrow`] details.
 #[export]
 pub unsafe extern "C" fn sched_rust_sparsemask_set_elem(
     mask: *mut bindings::sparsemask,
     elem: c_int,
 ) {
     // SAFETY: the caller's contract is `borrow()`'s.
-    if let Some(mask) = unsafe { borrow(mask) } {
-        mask.set(to_elem(elem));
-    }
+    unsafe { borrow(mask) }.set(to_elem(elem));
 }
 
 /// Atomically removes `elem` from `mask`; does nothing for an element
@@ -131,9 +125,7 @@ pub unsafe extern "C" fn sched_rust_sparsemask_clear_elem(
     elem: c_int,
 ) {
     // SAFETY: the caller's contract is `borrow()`'s.
-    if let Some(mask) = unsafe { borrow(mask) } {
-        mask.clear(to_elem(elem));
-    }
+    unsafe { borrow(mask) }.clear(to_elem(elem));
 }
 
 /// Whether `elem` is in `mask`; false for an element outside
@@ -148,10 +140,7 @@ pub unsafe extern "C" fn sched_rust_sparsemask_test_elem(
     elem: c_int,
 ) -> bool {
     // SAFETY: the caller's contract is `borrow()`'s.
-    match unsafe { borrow(mask) } {
-        Some(mask) => mask.test(to_elem(elem)),
-        None => false,
-    }
+    unsafe { borrow(mask) }.test(to_elem(elem))
 }
 
 /// The element after `prev` in the wrap-around walk of `mask` from
@@ -170,11 +159,7 @@ pub unsafe extern "C" fn sched_rust_sparsemask_next(
     prev: c_int,
 ) -> c_int {
     // SAFETY: the caller's contract is `borrow()`'s.
-    let Some(mask) = (unsafe { borrow(mask) }) else {
-        // An invalid header: an empty walk, ending at the recorded size.
-        // SAFETY: as above, `mask` points to a readable header.
-        return c_int::from(unsafe { (*mask.cast::<Header>()).nelems }).max(0);
-    };
+    let mask = unsafe { borrow(mask) };
     let end = c_int::try_from(mask.nelems()).unwrap_or(c_int::MAX);
     // A `prev` that is neither -1 nor an element ends the walk, and an
     // origin outside `[0, nelems)` counts as 0: the core does both, for
@@ -189,24 +174,27 @@ pub unsafe extern "C" fn sched_rust_sparsemask_next(
     }
 }
 
-/// The boundary on headers that no valid mask has. `sparsemask_init()`
-/// refuses to make such masks, and C does not check a header again; Rust
-/// does (see [`borrow`]): every operation must treat such a mask as empty
-/// and write nothing.
+/// The boundary on masks at the edges of what `sparsemask_init()` accepts.
 #[cfg(CONFIG_SCHED_RUST_KUNIT_TEST)]
 #[kunit_tests(sched_rust_sparsemask_rust)]
 mod tests {
+    use super::super::sparsemask::DENSITY_MAX;
     use super::*;
 
     /// A header followed by the chunks a 100-element density-3 mask
-    /// would have, so a bad header cannot send a valid walk out of bounds.
+    /// would have.
     #[repr(C)]
     struct Storage {
         header: Header,
         chunks: [Chunk; 13],
     }
 
+    /// A mask of `nelems` elements at `density`, its header written as
+    /// `sparsemask_init()` writes it for values it accepts (the values it
+    /// refuses are tested in C, through `sparsemask_alloc_node()`, in
+    /// `sparsemask_kunit.c`).
     fn storage(nelems: i16, density: i16) -> Storage {
+        assert!(nelems >= 0 && (0..=DENSITY_MAX as i16).contains(&density));
         Storage {
             header: Header {
                 nelems,
@@ -222,36 +210,17 @@ mod tests {
     }
 
     #[test]
-    fn header_values_refuse_bad_headers() {
-        for (nelems, density) in [(100, 7), (100, -1), (-5, 3), (100, i16::MAX), (-1, -1)] {
-            assert_eq!(header_values(nelems, density), None);
+    fn empty_mask() {
+        // No element: nothing is ever in it, and every walk is empty.
+        let mut s = storage(0, 0);
+        let mask = raw(&mut s);
+        // SAFETY: the header is a valid one, and the mask has its chunk.
+        unsafe {
+            sched_rust_sparsemask_set_elem(mask, 0);
+            assert!(!sched_rust_sparsemask_test_elem(mask, 0));
+            assert_eq!(sched_rust_sparsemask_next(mask, 0, -1), 0);
         }
-        assert_eq!(header_values(0, 0), Some((0, 0)));
-        assert_eq!(header_values(100, 3), Some((100, 3)));
-        assert_eq!(
-            header_values(i16::MAX, DENSITY_MAX as i16),
-            Some((32767, DENSITY_MAX))
-        );
-    }
-
-    #[test]
-    fn bad_header_is_an_empty_mask() {
-        // `borrow()` checks the header on every call.
-        for (nelems, density) in [(100, 7), (100, -1), (-5, 3), (100, i16::MAX)] {
-            let mut s = storage(nelems, density);
-            let mask = raw(&mut s);
-            // SAFETY: `mask` points to a header followed by 13 chunks,
-            // which is all a 100-element mask at density 3 needs.
-            unsafe {
-                sched_rust_sparsemask_set_elem(mask, 1);
-                assert!(!sched_rust_sparsemask_test_elem(mask, 1));
-                assert_eq!(
-                    sched_rust_sparsemask_next(mask, 0, -1),
-                    c_int::from(nelems).max(0)
-                );
-            }
-            assert!(s.chunks.iter().all(|c| c.load() == 0));
-        }
+        assert!(s.chunks.iter().all(|c| c.load() == 0));
     }
 
     #[test]
