@@ -342,6 +342,21 @@ pub mod cpu {
         pub fn as_u32(&self) -> u32 {
             self.0
         }
+
+        /// `cpu_to_node()` (patch 0025).
+        #[inline]
+        pub fn node(self) -> crate::alloc::NumaNode {
+            // SAFETY: a valid CPU id; the shim's helper reads its map.
+            let node = unsafe { crate::bindings::cpu_to_node(self.into()) };
+            crate::alloc::NumaNode::new(node).unwrap_or(crate::alloc::NumaNode::NO_NODE)
+        }
+
+        /// `cpu_smt_mask()` (patch 0025).
+        #[inline]
+        pub fn smt_siblings(self) -> &'static crate::cpumask::Cpumask {
+            // SAFETY: the shim's sibling masks live as long as the program.
+            unsafe { crate::cpumask::Cpumask::from_raw(crate::bindings::cpu_smt_mask(self.into())) }
+        }
     }
 
     impl From<CpuId> for u32 {
@@ -353,6 +368,46 @@ pub mod cpu {
     impl From<CpuId> for i32 {
         fn from(id: CpuId) -> Self {
             id.0 as i32
+        }
+    }
+}
+
+/// `kernel::alloc`: `NumaNode`, as the kernel's, with `distance()` (patch
+/// 0025).
+pub mod alloc {
+    /// A NUMA node id in `0..MAX_NUMNODES` (1024 here), or `NO_NODE`.
+    #[derive(Clone, Copy, PartialEq)]
+    pub struct NumaNode(i32);
+
+    impl NumaNode {
+        /// No node.
+        pub const NO_NODE: NumaNode = NumaNode(-1);
+
+        /// `node` if it is a node id.
+        pub fn new(node: i32) -> Result<Self, ()> {
+            if (0..1024).contains(&node) {
+                Ok(Self(node))
+            } else {
+                Err(())
+            }
+        }
+
+        /// `node_distance()`; `None` with `NO_NODE`.
+        #[inline]
+        pub fn distance(self, to: NumaNode) -> Option<u32> {
+            if self == Self::NO_NODE || to == Self::NO_NODE {
+                return None;
+            }
+            // SAFETY: two node ids; the shim's helper answers for any.
+            let distance = unsafe { crate::bindings::node_distance(self.0, to.0) };
+            u32::try_from(distance).ok()
+        }
+    }
+
+    impl From<NumaNode> for i32 {
+        #[inline]
+        fn from(node: NumaNode) -> Self {
+            node.0
         }
     }
 }

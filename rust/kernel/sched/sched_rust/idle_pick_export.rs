@@ -46,6 +46,7 @@ use super::sync::{
     Relaxed, //
 };
 use kernel::{
+    alloc::NumaNode,
     bindings,
     cpu::CpuId,
     cpumask::Cpumask,
@@ -283,25 +284,15 @@ impl Topology for System<'_> {
 
     #[inline]
     fn smt_siblings(&self, cpu: u32) -> Option<&Cpumask> {
-        let cpu = self.cpu(cpu)?;
-        // SAFETY: `cpu` is a possible CPU: a claim's CPU by the callers'
-        // contract (idle.c's kfuncs check it), a pick's candidates from the
-        // idle masks, which hold possible CPUs only. `cpu_smt_mask()` of a
-        // possible CPU is its sibling mask (or `cpumask_of()` without
-        // `CONFIG_SCHED_SMT`), a valid `struct cpumask` that the topology
-        // code rewrites under CPU hotplug and never frees (with
-        // `CPUMASK_OFFSTACK` the architecture allocates it while the CPUs
-        // come up, before sched_ext can pick), so it outlives the pick. The
-        // picker only passes it to `Cpumask`'s C operations.
-        Some(unsafe { Cpumask::from_raw(bindings::cpu_smt_mask(cpu.into())) })
+        // `cpu_smt_mask()`, which the picker passes only to `Cpumask`'s C
+        // operations.
+        Some(self.cpu(cpu)?.smt_siblings())
     }
 
     #[inline]
     fn cpu_node(&self, cpu: u32) -> Option<i32> {
-        let cpu = self.cpu(cpu)?;
-        // SAFETY: `cpu` is a possible CPU (see `smt_siblings()`);
-        // `cpu_to_node()` reads its node id, as idle.c does.
-        Some(unsafe { bindings::cpu_to_node(cpu.into()) })
+        // `cpu_to_node()`, as idle.c reads it.
+        Some(self.cpu(cpu)?.node().into())
     }
 
     #[inline]
@@ -337,19 +328,16 @@ impl Topology for System<'_> {
     }
 
     fn node_distance(&self, from: u32, to: u32) -> u32 {
-        let n = self.0.topo.nr_nodes;
-        let (true, Ok(from), Ok(to)) = (
-            from < n && to < n,
-            c_int::try_from(from),
-            c_int::try_from(to),
-        ) else {
+        let node = |id: u32| {
+            (id < self.0.topo.nr_nodes)
+                .then(|| NumaNode::new(c_int::try_from(id).ok()?).ok())
+                .flatten()
+        };
+        let (Some(from), Some(to)) = (node(from), node(to)) else {
             return u32::MAX;
         };
-        // SAFETY: both are node ids below `nr_node_ids`, which
-        // `node_distance()` takes (the architectures' tables are
-        // `MAX_NUMNODES` wide or checked).
-        let distance = unsafe { bindings::node_distance(from, to) };
-        u32::try_from(distance).unwrap_or(u32::MAX)
+        // `node_distance()`.
+        from.distance(to).unwrap_or(u32::MAX)
     }
 
     #[inline]
@@ -612,8 +600,10 @@ pub mod machine {
         /// sibling mask `nr_cpus` bits), and `cursor` is an `unsigned int`
         /// that only pickers on this CPU use meanwhile; `distance` is NULL
         /// or has `nr_nodes²` entries. Only the entries of `smt_siblings`
-        /// and `cpu_node` may be rewritten meanwhile, with `WRITE_ONCE()`;
-        /// the node order and its pointer only between picks.
+        /// and `cpu_node` may be rewritten meanwhile, with `WRITE_ONCE()`,
+        /// and the online nodes with atomic bitops; the node order and its
+        /// pointer only between picks. `on_masks` is NULL or may be called
+        /// with `m` and any node id or `NUMA_NO_NODE` while a pick runs.
         #[inline]
         unsafe fn new(m: *const bindings::scx_idle_machine) -> Option<Self> {
             // SAFETY: the caller's contract: NULL or a live machine.
@@ -690,6 +680,12 @@ pub mod machine {
 
         #[inline]
         fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_, MachineBits>> {
+            let id = node.map_or(Some(NUMA_NO_NODE), |n| c_int::try_from(n).ok());
+            if let (Some(on_masks), Some(id)) = (self.m.on_masks, id) {
+                // SAFETY: `on_masks` may be called with the machine and a
+                // node id or `NUMA_NO_NODE` (type invariant).
+                unsafe { on_masks(self.m, id) };
+            }
             let masks = self.masks.mask_ptrs(node)?;
             // SAFETY: a node's masks, both not NULL, have `nr_cpus` bits and
             // live for `'a` (type invariant).
@@ -957,6 +953,7 @@ mod tests {
             cpu_node: m.cpu_node.as_ptr(),
             distance: m.distance.as_ptr(),
             cursor,
+            on_masks: None,
         };
         f(&machine)
     }
@@ -1118,6 +1115,7 @@ mod tests {
             cpu_node: cpu_node.as_ptr(),
             distance: core::ptr::null(),
             cursor: &mut cursor,
+            on_masks: None,
         };
         // SAFETY: a valid machine of `usize::BITS` CPUs, one word per mask;
         // its masks are used only through it during the call.
