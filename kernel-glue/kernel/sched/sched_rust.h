@@ -94,6 +94,13 @@ struct scx_idle_machine {
 	const unsigned int *distance;
 	/* cpumask_any_and_distribute()'s cursor: the last CPU it chose */
 	unsigned int *cursor;
+	/*
+	 * NULL, or called each time a picker asks for the masks of @node
+	 * (NUMA_NO_NODE: the global ones), in C and in Rust: a test changes
+	 * the machine there as another CPU could, e.g. flips an online node
+	 * with change_bit()
+	 */
+	void (*on_masks)(const struct scx_idle_machine *mach, int node);
 };
 
 /*

@@ -380,6 +380,120 @@ static void idle_pick_topology_change(struct kunit *test)
 	kunit_info(test, "%u picks across topology changes agree", picks);
 }
 
+/* The node flipped online or offline by flip_on_masks(), and where. */
+static struct {
+	int at, node;
+	bool done;
+	nodemask_t *online;
+} flip;
+
+/*
+ * Flips flip.node in the machine's online nodes the first time a picker
+ * asks for the masks of flip.at, as a CPU taking a node offline or online
+ * could, with the atomic change_bit().
+ */
+static void flip_on_masks(const struct scx_idle_machine *mach, int node)
+{
+	if (node != flip.at || flip.done)
+		return;
+	flip.done = true;
+	change_bit(flip.node, nodes_addr(*flip.online));
+}
+
+/*
+ * A node goes online or offline while a pick walks across nodes. Without a
+ * node order, C walks as upstream (7.3) does, for_each_node_numadist() over
+ * the online nodes copied when the walk starts, and Rust must see the same
+ * nodes: the same CPU, cursor and masks, on random machines of 3 to 8
+ * nodes, the flip at a random node of the walk. With the order, both test
+ * each node when the walk reaches it (idle.c's walk over its order) and
+ * must agree too.
+ */
+static void idle_pick_online_flip(struct kunit *test)
+{
+	struct machine *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	unsigned long *allowed = kunit_kcalloc(test, WORDS, sizeof(long), GFP_KERNEL);
+	unsigned int i, flips = 0, changed = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_NOT_NULL(test, allowed);
+	if (max_nodes() < 3 || max_cpus() < 6)
+		kunit_skip(test, "fewer than 3 nodes: no node to flip during a walk");
+	prandom_seed_state(&rnd, 0xf11b0de5);
+
+	for (i = 0; i < 2000; i++) {
+		unsigned int nodes = 3 + rand_below(min(max_nodes(), max_cpus() / 2) - 2);
+		unsigned int threads = 1 + rand_below(min(2U, max_cpus() / nodes));
+		unsigned int cursor = rand_below(nodes * threads), c_cursor, rust_cursor;
+		unsigned int state = SCX_IDLE_STATE_PER_NODE |
+			(rand_below(2) ? SCX_IDLE_STATE_SMT_ACTIVE : 0);
+		int start = rand_below(nodes), c_got, rust_got, upstream_got;
+		bool ordered = rand_below(2), c_done;
+		u64 flags = rand_below(2);
+		struct idle_machine c = { .mach = &m->mach[0], .state = state };
+		nodemask_t online;
+
+		machine_build(test, m, nodes, 1, threads, 30 + rand_below(40));
+		if (!ordered)
+			m->published = NULL;
+		random_allowed(m, allowed);
+		/* The start node's CPUs busy: the walk must go on. */
+		bitmap_clear(allowed, start * threads, threads);
+		online = m->online;
+		flip.online = &m->online;
+		do {
+			flip.at = rand_below(nodes);
+		} while (flip.at == start);
+		flip.node = rand_below(nodes);
+		m->mach[0].on_masks = flip_on_masks;
+		m->mach[1].on_masks = flip_on_masks;
+
+		/* Upstream's walk, on a copy of the masks, no flip: a reference. */
+		flip.done = true;
+		c_cursor = cursor;
+		m->mach[0].cursor = &c_cursor;
+		upstream_got = idle_machine_pick_numadist(&c, allowed, start, flags);
+		memcpy(m->cpu[0], m->cpu[1], sizeof(m->cpu[0]));
+		memcpy(m->smt[0], m->smt[1], sizeof(m->smt[0]));
+
+		flip.done = false;
+		c_cursor = cursor;
+		c_got = idle_machine_pick(&c, allowed, start, flags);
+		c_done = flip.done;
+		m->online = online;
+
+		flip.done = false;
+		rust_cursor = cursor;
+		m->mach[1].cursor = &rust_cursor;
+		rust_got = sched_rust_idle_machine_pick(&m->mach[1], allowed, start, flags,
+							state);
+		m->online = online;
+
+		KUNIT_ASSERT_EQ_MSG(test, c_got, rust_got,
+				    "%s, %u nodes, start %d, node %d flipped at node %d",
+				    ordered ? "order" : "no order", nodes, start, flip.node,
+				    flip.at);
+		KUNIT_ASSERT_EQ(test, c_done, flip.done);
+		KUNIT_ASSERT_EQ(test, c_cursor, rust_cursor);
+		KUNIT_ASSERT_TRUE(test, masks_equal(m));
+		m->mach[0].cursor = NULL;
+		m->mach[1].cursor = NULL;
+		if (!flip.done)
+			continue;
+		flips++;
+		/* Without an order, the flip changes nothing, as upstream. */
+		if (!ordered)
+			KUNIT_ASSERT_EQ(test, c_got, upstream_got);
+		else if (c_got != upstream_got)
+			changed++;
+	}
+	m->mach[0].on_masks = NULL;
+	m->mach[1].on_masks = NULL;
+	kunit_info(test, "%u of 2000 picks flipped a node during the walk, %u with the order saw it",
+		   flips, changed);
+	KUNIT_EXPECT_GT(test, flips, 200);
+}
+
 /*
  * The machines' rotation against lib/cpumask.c's: on random masks of this
  * system's CPUs, from a random cursor, idle_machine_distribute() (which the
@@ -925,6 +1039,7 @@ static struct kunit_case idle_pick_cases[] = {
 #ifdef CONFIG_NUMA
 	KUNIT_CASE(idle_pick_edges),
 	KUNIT_CASE(idle_pick_topology_change),
+	KUNIT_CASE(idle_pick_online_flip),
 	KUNIT_CASE(idle_pick_after_enable),
 	KUNIT_CASE(idle_pick_odd_input),
 #endif

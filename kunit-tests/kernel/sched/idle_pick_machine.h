@@ -38,9 +38,11 @@ static inline struct idle_machine *idle_machine(void *ctx)
 
 static inline const struct scx_idle_masks *idle_machine_masks(void *ctx, int node)
 {
-	const struct scx_idle_topo *topo = &idle_machine(ctx)->mach->topo;
+	const struct scx_idle_machine *mach = idle_machine(ctx)->mach;
 
-	return node == NUMA_NO_NODE ? &topo->global : &topo->nodes[node];
+	if (mach->on_masks)
+		mach->on_masks(mach, node);
+	return node == NUMA_NO_NODE ? &mach->topo.global : &mach->topo.nodes[node];
 }
 
 static inline bool idle_machine_smt_active(void *ctx)
