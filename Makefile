@@ -174,11 +174,11 @@ help:
 	@echo "  bench-userspace      the microbenchmark's userspace replica, every variant"
 	@echo "  steal-tries          run-queue locks per steal walk, 16-CPU guest"
 	@echo "The series (docs/series.md):"
-	@echo "  series               the C series and the Rust RFC in .cache/series/out/{c,rust},"
+	@echo "  series               one series per tree (patches/posted) in .cache/series/out/<name>,"
 	@echo "                       needs SERIES_SIGNOFF, SERIES_FROM, SERIES_MAINTAINER='Name <addr>'"
 	@echo "                       (never taken from git config)"
-	@echo "  series-check         git am, build all options off / on, object code with options off"
-	@echo "                       == the base's (series-objcmp; series-objcmp-all: 3 toolchains)"
+	@echo "  series-check         git am (each on its base), build all options off / on, object code"
+	@echo "                       with options off == the RFC's base (series-objcmp; -all: 3 toolchains)"
 	@echo "  series-bisect        every commit builds (SERIES_BISECT_FROM=NNNN resumes)"
 	@echo "  series-checkpatch    checkpatch on the posted files"
 	@echo "  rebase-check         the series on the newest Debian kernel (REBASE_VERSION=...): per patch"
@@ -268,15 +268,18 @@ rebase-check: deps
 # patches/series onto a clean base git tree ($(SERIES_DIR)/linux-$(KERNEL_VERSION), from the
 # Debian tarball, made once), each patch with the new files patches/new-files
 # gives it, checks that the last commit equals what make apply makes, and
-# writes two series of git format-patch files, each with its cover letter and
-# get_maintainer.pl recipients: the C series (patches/cover-letter-c.txt) in
-# $(SERIES_DIR)/out/c and the Rust RFC on top (patches/cover-letter.txt) in
-# $(SERIES_DIR)/out/rust. The identities come only from SERIES_SIGNOFF (the
+# writes one series of git format-patch files per tree that takes them
+# (patches/posted: the steal port, sched_ext's node order, the rust/kernel
+# additions, the UML/Kbuild fix, each on Linux alone, and the Rust RFC on
+# top of them all), each numbered from 1 in $(SERIES_DIR)/out/<name> with
+# its cover letter (patches/cover-letter*.txt) and get_maintainer.pl
+# recipients, the messages' figures filled from docs/results.md and
+# docs/benchmarks.md (patches/figures) and checked. The identities come only from SERIES_SIGNOFF (the
 # sign-off, committer and sender), SERIES_FROM (the author of the project's
 # own patches) and SERIES_MAINTAINER (the MAINTAINERS M: line), each
 # "Name <address>", make variables or environment; make series stops without
 # them and never reads git config. series-check applies each
-# with git am on its base, builds
+# with git am on its base, and all of them in order, builds
 # them with every sched-rust option off and with all on, and compares the
 # scheduler's objects with every option off against the series' base,
 # function by function (series-objcmp); series-bisect builds

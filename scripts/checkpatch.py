@@ -6,7 +6,8 @@ Usage: checkpatch.py [FILE...]   (default: patches/*.patch, then every .c and
                                   .h under kernel-glue/, kunit-tests/, bench/kernel/)
        checkpatch.py --series     the files make series wrote ($SERIES_DIR/out,
                                   default .cache/series/out), cover letter included,
-                                  named series/c/<file> and series/rust/<file> in the accepted list
+                                  named series/<series>/<file> in the accepted list
+                                  (one folder per series of patches/posted)
 
 Runs the kernel tree's checkpatch ($KSRC/scripts/checkpatch.pl, --strict
 --show-types; -f for C files) and compares each finding with the accepted
@@ -46,7 +47,7 @@ def default_files():
 
 def series_files():
     out = Path(os.environ.get("SERIES_DIR", TOP / ".cache" / "series")) / "out"
-    # out/c and out/rust: the two series make series writes.
+    # out/<series>: one folder per series of patches/posted.
     files = sorted(out.glob("*/*.patch"))
     if not files:
         raise SystemExit(f"checkpatch: no patches in {out} (make series)")

@@ -4,11 +4,13 @@
 # Options off == upstream (make series-check; docs/series.md): build the
 # scheduler's objects twice with one configuration in which every sched-rust
 # option is off, once at the series' base and once at its end, and compare
-# them function by function (scripts/objcmp.py). The base is the series'
-# C baseline (its last patch, SERIES_BASE_PATCH): Linux $KERNEL_VERSION with the ported
-# steal series and the cached node order of sched_ext's idle walk, the two
-# C changes of the series; everything after them claims no change with the
-# options off.
+# them function by function (scripts/objcmp.py). The base is the RFC's
+# base (series.sh am's branch series-rfc-base): Linux $KERNEL_VERSION with
+# every series that stands on Linux alone (patches/posted: the ported steal
+# series, the cached node order of sched_ext's idle walk, the rust/kernel
+# additions, the UML fix); everything the RFC adds on top claims no change
+# with the options off. SERIES_BASE_PATCH=NNNN takes the commit of that
+# patch in series-am instead.
 #
 # Then two planted changes, one at a time: one operator in the body of
 # fair.c's asym_fits_cpu() (in asym_fit.h since the series moved it there)
@@ -18,7 +20,7 @@
 # Environment (the Makefile sets it): SERIES_DIR, SERIES_KMAKE (runs the
 # kernel's make with the project's toolchain, as for bisect), SERIES_BASE_KOUT
 # and SERIES_CMP_KOUT (the two build folders), SERIES_CMP_FRAGMENTS,
-# SERIES_CMP_OBJS, SERIES_BASE_PATCH (default 0008), SERIES_ACCEPTED (the
+# SERIES_CMP_OBJS, SERIES_BASE_PATCH (default: none, the RFC's base), SERIES_ACCEPTED (the
 # accepted differences of this compiler and architecture), TOOLCHAIN (clang
 # or gcc) and SERIES_ARCH (empty for x86_64), for scripts/config.sh.
 set -euo pipefail
@@ -27,7 +29,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 tree=${SERIES_DIR:?}/linux-${KERNEL_VERSION:?}
 base_kout=${SERIES_BASE_KOUT:?}
 cmp_kout=${SERIES_CMP_KOUT:?}
-base_patch=${SERIES_BASE_PATCH:-0008}
+base_patch=${SERIES_BASE_PATCH:-}
 read -r -a frags <<< "${SERIES_CMP_FRAGMENTS:?}"
 read -r -a objs <<< "${SERIES_CMP_OBJS:?}"
 accepted=${SERIES_ACCEPTED:?}
@@ -40,15 +42,21 @@ g() { git -C "$tree" "$@"; }
 
 g rev-parse -q --verify refs/heads/series-am >/dev/null || die "no series-am branch (series.sh am makes it)"
 
-# The base: the commit of patch $base_patch, found by its position in
-# patches/series. By default that is 0008, the last change of C code that
-# the options do not guard (the cached node order of the idle walk); the
-# preparatory patches 0009 and 0010, which must leave the objects as they
-# are, come after it and are compared.
-n_base=$(grep -v '^#' "$top/patches/series" | sed '/^$/d' | grep -n "^$base_patch" | cut -d: -f1)
-[ -n "$n_base" ] || die "SERIES_BASE_PATCH=$base_patch: no such patch in patches/series"
-base=$(g rev-list --reverse linux-$KERNEL_VERSION..series-am | sed -n "${n_base}p")
-[ -n "$base" ] || die "series-am has fewer than $n_base commits"
+# The base: by default the RFC's base, every series posted on Linux alone,
+# whose last C change the options do not guard is the cached node order of
+# the idle walk; the RFC's preparatory patches (asym_fit.h, ext/idle_pick.h),
+# which must leave the objects as they are, come after it and are compared.
+# SERIES_BASE_PATCH: the commit of that patch, by its position in series-am
+# (series.sh am writes the order to $SERIES_DIR/am-order).
+if [ -z "$base_patch" ]; then
+	base=$(g rev-parse -q --verify refs/heads/series-rfc-base) ||
+		die "no series-rfc-base branch (series.sh am makes it)"
+else
+	n_base=$(grep -n "^$base_patch\$" "$SERIES_DIR/am-order" | cut -d: -f1)
+	[ -n "$n_base" ] || die "SERIES_BASE_PATCH=$base_patch: no such patch in $SERIES_DIR/am-order"
+	base=$(g rev-list --reverse linux-$KERNEL_VERSION..series-am | sed -n "${n_base}p")
+	[ -n "$base" ] || die "series-am has fewer than $n_base commits"
+fi
 
 restore() { g checkout -q -f series-am; }
 trap restore EXIT
