@@ -141,6 +141,10 @@ help:
 	@echo "  kunit-um kunit-x86   the KUnit suites by kunit.py on UML / on x86_64 QEMU"
 	@echo "  scx                  sched_ext boot: every selftest and BPF scheduler, C and Rust picker"
 	@echo "  scx-soak scx-mutant  the schedulers for SCX_SOAK_SECONDS each; a planted bug must fail"
+	@echo "  hotplug-stress       CPUs and whole nodes offline and online under load, a scheduler"
+	@echo "                       attached, each picker, every call shadowed: 2 and 4 nodes"
+	@echo "  hotplug-stress-debug the same, fewer rounds, on the KCSAN and lockdep debug kernel"
+	@echo "  hotplug-mutant       the stress on a kernel that skips the node-order rebuild: must fail"
 	@echo "  loom-mutant          loom with the model's claim relaxed: it must fail"
 	@echo "  scx-selftests-build scx-scheds-build scx-crates-build"
 	@echo "  userspace-test       cargo test (property tests against models)"
@@ -881,6 +885,39 @@ scx-soak: scx-scheds-build
 .PHONY: scx-mutant
 scx-mutant: scx-selftests-build scx-scheds-build
 	scripts/scx-mutant.sh
+
+# CPUs and whole NUMA nodes offline and online under load (issue 60;
+# scripts/hotplug-stress.sh, docs/testing.md): one boot of the 2-node SMT
+# guest (8 vCPUs) and one of a 4-node ring (16 vCPUs), each running
+# HOTPLUG_ROUNDS rounds of guest-tests/hotplug-stress-guest.sh: a random set
+# of CPUs holding a whole node goes offline and comes back while hackbench
+# and wakeup-latency run, stealing is on and a BPF scheduler is attached,
+# the next scheduler and the other picker each round; after each round,
+# CPUs, steal accounting, node order and its rebuilds, the scheduler, the
+# shadow check and the kernel log are checked (scripts/hotplug_report.py,
+# $(RESULTS)/hotplug.json). Not in make test: about 18 min at the default
+# rounds on a 2-core machine under TCG (docs/results.md has the last run).
+# hotplug-stress-debug: the same on the debug kernel with KCSAN and lockdep
+# (make debug-kernel-kcsan's build folder and fragments), fewer rounds; a
+# KCSAN report fails when it has a frame of ours or of the paths of issue
+# 60. hotplug-mutant (scripts/hotplug-mutant.sh): the VM kernel built in
+# its own folder with the node-order rebuild skipped when a node goes
+# offline; passes only if the stress catches it.
+HOTPLUG_ROUNDS       ?= 3
+HOTPLUG_DEBUG_ROUNDS ?= 2
+DEBUG_KCSAN_FRAGMENTS = $(CONFIG_FRAGMENTS) configs/debug.config configs/debug-kcsan.config
+.PHONY: hotplug-stress hotplug-stress-debug hotplug-stress-debug-run hotplug-mutant
+hotplug-stress: scx-scheds-build $(UM_WORK_BIN)/wakeup-latency
+	$(RECORD) env HOTPLUG_ROUNDS=$(HOTPLUG_ROUNDS) scripts/hotplug-stress.sh
+hotplug-stress-debug: scx-scheds-build $(UM_WORK_BIN)/wakeup-latency
+	$(RECORD) $(MAKE) --no-print-directory hotplug-stress-debug-run
+hotplug-stress-debug-run:
+	$(MAKE) --no-print-directory build KOUT=$(DEBUG_KCSAN_KOUT) CONFIG_FRAGMENTS="$(DEBUG_KCSAN_FRAGMENTS)"
+	HOTPLUG_KERNEL=$(DEBUG_KCSAN_KOUT)/arch/x86/boot/bzImage HOTPLUG_DEBUG=1 \
+		HOTPLUG_ROUNDS=$(HOTPLUG_DEBUG_ROUNDS) HOTPLUG_RESULTS=$(CACHE)/hotplug-debug-results \
+		HOTPLUG_JSON=$(RESULTS)/hotplug-debug.json scripts/hotplug-stress.sh
+hotplug-mutant: apply scx-scheds-build $(UM_WORK_BIN)/wakeup-latency
+	$(RECORD) env CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS)" scripts/hotplug-mutant.sh
 
 # The main job (scripts/run.sh): build, one boot with the KUnit suites and the
 # steal benchmark, the workloads in a C and a Rust UML kernel (RUN_WORK_ROUNDS
