@@ -13,11 +13,13 @@
 //! `kernel::sync::atomic`, each access the LKMM primitive C uses on the
 //! same location:
 //!
-//! | location | Rust | C |
-//! |---|---|---|
-//! | a sparsemask's words | `load(Relaxed)`, `or(bit_mask(b), Relaxed)`, `andnot(bit_mask(b), Relaxed)` | `READ_ONCE()` (`test_bit()`, the walk), `set_bit()`, `clear_bit()` |
-//! | a described machine's cursor | `load(Relaxed)`, `store(v, Relaxed)` | `READ_ONCE()`, `WRITE_ONCE()` |
-//! | idle.c's node-order pointer | `load(Relaxed)` | `rcu_assign_pointer()`, `rcu_dereference()` |
+//! - a sparsemask's words: Rust `load(Relaxed)`, `or(bit_mask(b), Relaxed)`,
+//!   `andnot(bit_mask(b), Relaxed)`; C `READ_ONCE()` (`test_bit()`, the
+//!   walk), `set_bit()`, `clear_bit()`;
+//! - a described machine's cursor: Rust `load(Relaxed)`,
+//!   `store(v, Relaxed)`; C `READ_ONCE()`, `WRITE_ONCE()`;
+//! - idle.c's node-order pointer: Rust `load(Relaxed)`; C
+//!   `rcu_assign_pointer()`, `rcu_dereference()`.
 //!
 //! A sparsemask is memory the series owns: `sparsemask_init()` writes it
 //! before it is published, and from then on only the bitops above write its
