@@ -11,10 +11,10 @@
 # HOTPLUG_SEED, printed): one scheduler of HOTPLUG_SCHEDS (in
 # HOTPLUG_SCHED_BIN) is attached with one idle picker (C or Rust, through
 # sched/rust/idle_pick; the steal walk and sparsemask in the same
-# language): round k (from HOTPLUG_COMBO_START) has scheduler k mod n and
-# the C picker when k / n + k mod n is even, so that pickers alternate
-# from round to round and each scheduler has the other picker on the next
-# pass through the list; then a random set of CPUs goes offline, in random order,
+# language): round k (from HOTPLUG_COMBO_START) has the C picker when k is
+# even, the Rust one when it is odd, and scheduler k mod n (n odd) or
+# (k + k / n) mod n (n even), so that each scheduler has the other picker
+# on the next pass through the list; then a random set of CPUs goes offline, in random order,
 # that holds every CPU of one node chosen at random among the nodes whose
 # CPUs can all go offline; after a short random pause they come back, in
 # random order. x86 cannot take CPU 0 offline (it has no
@@ -50,8 +50,8 @@
 #                 the flags must have SCX_OPS_BUILTIN_IDLE_PER_NODE.
 #   shadow        no difference in /sys/kernel/debug/sched/rust/shadow during
 #                 the round (calls compared reported)
-#   kernel-log    no line of HOTPLUG_BAD_RE (scripts/kcsan_filter.py's
-#                 report pattern) or of an RCU stall in the round's kernel
+#   kernel-log    no line of scripts/kcsan_filter.py's report pattern
+#                 (OUTDIR/bad-re.txt) or of an RCU stall in the round's kernel
 #                 log; KCSAN reports are left to the host's filter
 #                 (scripts/vm-kunit.sh, scripts/hotplug_report.py)
 #   load          (end) hackbench and wakeup-latency runs all succeeded
@@ -76,7 +76,10 @@ per_node=" ${HOTPLUG_PER_NODE:-} "
 wl=${HOTPLUG_WAKEUP_LATENCY:-}
 hb_args=${HOTPLUG_HACKBENCH_ARGS:--g 2 -l 20}
 wl_args=${HOTPLUG_WAKEUP_ARGS:--m 1 -t 4 -r 5}
-bad_re=${HOTPLUG_BAD_RE:-BUG:|WARNING:|Oops|Kernel panic|possible recursive locking|inconsistent lock state|circular locking}
+# The report pattern of scripts/kcsan_filter.py --report-re, which the host
+# writes into OUTDIR/bad-re.txt.
+bad_re='BUG:|WARNING:|Oops|Kernel panic|possible recursive locking|inconsistent lock state|circular locking'
+[ -s "$out/bad-re.txt" ] && bad_re=$(cat "$out/bad-re.txt")
 rcu_re='rcu: INFO: rcu_[a-z]* (self-)?detected stall|detected stalls on CPUs|rcu_[a-z]* kthread starved|rcu_[a-z]* kthread timer wakeup didn.t happen'
 # How long a scheduler may take to attach (BPF verification under TCG),
 # and to attach again after the kernel detached it.
@@ -194,9 +197,16 @@ shadow_totals() { awk '$1 == "total" { gsub(",", ""); print $2, $4; f = 1 } END 
 # sum PICKER FILE: that picker's counts (sched/rust/idle_picks)
 pick_sum() { awk -v p="$1" '$1 == p { s += $NF } END { print s + 0 }' "$2"; }
 node_pick_sum() { awk -v p="$1" '$1 == p && $2 == "in_node" && $3 >= 0 { s += $4 } END { print s + 0 }' "$2"; }
+# Builtins only where it is cheap (read, not cat): under TCG beside the
+# loads, each program started costs seconds (its file comes over 9p).
+is_online() { # CPU: CPU 0 has no online file and is always online
+	[ -e $syscpu/cpu$1/online ] || return 0
+	read -r _v < $syscpu/cpu$1/online
+	[ "$_v" = 1 ]
+}
 offline_now() { # the CPUs of LIST that are offline
 	_o=
-	for _c in $1; do [ "$(cat $syscpu/cpu$_c/online 2>/dev/null || echo 1)" = 0 ] && _o="$_o $_c"; done
+	for _c in $1; do is_online $_c || _o="$_o $_c"; done
 	echo "${_o# }"
 }
 emptied_nodes() { # the nodes that had CPUs at the start and have none online now
@@ -205,7 +215,7 @@ emptied_nodes() { # the nodes that had CPUs at the start and have none online no
 		eval "_cl=\${node_cpus_$_n:-}"
 		[ -n "$_cl" ] || continue
 		_any=0
-		for _c in $_cl; do [ "$(cat $syscpu/cpu$_c/online 2>/dev/null || echo 1)" = 1 ] && _any=1; done
+		for _c in $_cl; do is_online $_c && _any=1; done
 		[ $_any = 0 ] && _e="$_e $_n"
 	done
 	echo "${_e# }"
@@ -324,12 +334,13 @@ rebuilds_start=$(rebuilds)
 round=0
 while [ $round -lt "$rounds" ]; do
 	round=$((round + 1))
-	# The next scheduler each round; the picker alternates from one
-	# scheduler to the next and, for each scheduler, from one pass
-	# through the list to the next.
+	# The next scheduler each round, the pickers alternating; each
+	# scheduler has the other picker on the next pass through the list
+	# (with an even number of schedulers, each pass starts one further).
 	k=$((combo0 + round - 1))
 	i=$((k % nsched))
-	if [ $(( (k / nsched + i) % 2 )) = 0 ]; then mode=c use_rust=N other=rust; else mode=rust use_rust=Y other=c; fi
+	[ $((nsched % 2)) = 0 ] && i=$(( (k + k / nsched) % nsched ))
+	if [ $((k % 2)) = 0 ]; then mode=c use_rust=N other=rust; else mode=rust use_rust=Y other=c; fi
 	set -- $scheds; shift $i; s=$1
 	tag=r$round-$s-$mode
 	mark="sched-rust: hotplug round $round starts: $s with the $mode picker"
@@ -491,6 +502,14 @@ while [ $round -lt "$rounds" ]; do
 	detail="sched=$s picker=$mode ops=${ops:-none} attach-s=$t_attach per-node=$pn picks=$mine other-picks=$theirs node-picks=$npk kernel-detaches=$kern state-at-end=$st_end process-alive=$alive"
 	[ -n "$dis" ] && detail="$detail reasons=\"$(printf '%s\n' "$dis" | sort | uniq -c | awk '{ c = $1; $1 = ""; printf "%s%s x%d", (n++ ? "; " : ""), substr($0, 2), c }')\""
 	[ -n "$why" ] && detail="$detail sched-says=\"$(echo "$why" | tr '"' "'")\""
+	# A scheduler that exited before its SIGINT: its last words (the scx
+	# project's schedulers re-read the CPU topology when they restart and
+	# may fail on a CPU that is offline at that moment).
+	if [ $alive = no ]; then
+		last=$(sed 's/\x1b\[[0-9;]*m//g' "$out/$tag.sched.log" | grep -E 'Error|error|panicked|unwrap|EXIT' | tail -n 2)
+		[ -n "$last" ] || last=$(sed 's/\x1b\[[0-9;]*m//g' "$out/$tag.sched.log" | grep -v '^$' | tail -n 3)
+		detail="$detail sched-exited=\"$(echo "$last" | tr '\n"' "; '" | cut -c1-300)\""
+	fi
 	if [ -z "$ops" ]; then
 		record $round scheduler fail "did not attach within $attach_secs s (state $(cat $state)); $detail"
 	elif [ -n "$errs_sx" ]; then
