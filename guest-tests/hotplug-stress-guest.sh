@@ -17,8 +17,9 @@
 # on the next pass through the list; then a random set of CPUs goes offline, in random order,
 # that holds every CPU of one node chosen at random among the nodes whose
 # CPUs can all go offline; after a short random pause they come back, in
-# random order. x86 cannot take CPU 0 offline (it has no
-# /sys/devices/system/cpu/cpu0/online since Linux 6.5), so its node is
+# random order. This x86 guest cannot take CPU 0 offline (it has no
+# /sys/devices/system/cpu/cpu0/online: no BOOTPARAM_HOTPLUG_CPU0 in 7.3's
+# x86 Kconfig), so its node is
 # never emptied: a node qualifies when each of its CPUs has an online file.
 # Meanwhile hackbench and bench/wakeup-latency.c run in loops, from the
 # first round to the end.
