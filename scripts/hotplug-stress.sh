@@ -24,7 +24,12 @@
 #   HOTPLUG_SEED         the guests' seed (default: random, printed)
 #   HOTPLUG_SKIP_SCHEDS  schedulers of $SCX_SCHEDS_OUT/bin left out (default
 #                        scx_userland, whose every decision is a userspace
-#                        round trip: minutes per run under TCG)
+#                        round trip: minutes per run under TCG, and scx_qmap,
+#                        which makes no built-in idle pick on 7.3 and, under
+#                        TCG with CPUs going offline, starved rcu_sched for
+#                        28 s until its own watchdog detached it: an RCU
+#                        stall of the emulator's load, not of our paths;
+#                        make test leaves both out for the same reasons)
 #   HOTPLUG_RESULTS      the results folder (default $CACHE/hotplug-results)
 #   HOTPLUG_DEBUG=1      a debug kernel (KCSAN, lockdep): VM_LOG_STRICT=1, more
 #                        memory and time; the report then fails a KCSAN report
@@ -49,7 +54,7 @@ results=${HOTPLUG_RESULTS:-$CACHE/hotplug-results}
 debug=${HOTPLUG_DEBUG:-0}
 json=${HOTPLUG_JSON-${RESULTS:+$RESULTS/hotplug.json}}
 wl=${HOTPLUG_WAKEUP_LATENCY:-${UM_WORK_BIN:-$CACHE/bench/bin}/wakeup-latency}
-skip=${HOTPLUG_SKIP_SCHEDS-scx_userland}
+skip=${HOTPLUG_SKIP_SCHEDS-scx_userland scx_qmap}
 log() { printf 'hotplug-stress: %s\n' "$*"; }
 fail() { printf 'hotplug-stress: FAIL: %s\n' "$*" >&2; exit 1; }
 
