@@ -45,8 +45,10 @@
 #                 stop by SIGINT, or detached by the kernel with a reason
 #                 (sched_ext's "disabled (...)" line, and the scheduler's own
 #                 exit message): reported; an error exit (runtime error,
-#                 scx_bpf_error, stall, ...) fails, and so does a detach with
-#                 no reason in the kernel log. The other picker's counters
+#                 stall, ...) fails, and so does a detach with no reason in
+#                 the kernel log. scx_bpf_error() from the scheduler's own
+#                 BPF code (the kernel names its .bpf.c line) is reported
+#                 with that line, as the scheduler's reason. The other picker's counters
 #                 must not move; for the per-node schedulers (HOTPLUG_PER_NODE)
 #                 the flags must have SCX_OPS_BUILTIN_IDLE_PER_NODE.
 #   shadow        no difference in /sys/kernel/debug/sched/rust/shadow during
@@ -486,6 +488,15 @@ while [ $round -lt "$rounds" ]; do
 	ndis=$(printf '%s\n' "$dis" | grep -c .)
 	kern=$(printf '%s\n' "$dis" | grep -vc -e '^unregistered from user space$' -e '^$')
 	errs_sx=$(printf '%s\n' "$dis" | grep -E -v -e '^unregistered from (user space|the main kernel|BPF)$' -e '^runnable task stall$' -e '^$' | sort -u | tr '\n' ';')
+	# scx_bpf_error() is the scheduler's own BPF code giving up; the kernel
+	# logs where ("sched_ext: <name>: <file>.bpf.c:<line>: ..."). Reported
+	# with its message, not failed: e.g. scx_pair, restarted while CPUs are
+	# offline, cannot find a CPU's pair. A runtime error of the kernel's
+	# (an invalid CPU from a picker, say) still fails.
+	bpf_own=$(grep -oE 'sched_ext: [^:]+: [^ :]+\.bpf\.c:[0-9]+: .*' "$out/$tag.dmesg" | head -n1 | cut -c1-200)
+	if [ "$errs_sx" = "scx_bpf_error;" ] && [ -n "$bpf_own" ]; then
+		errs_sx=
+	fi
 	stall=$(printf '%s\n' "$dis" | grep -c '^runnable task stall$'); [ "$stall" = 0 ] && stall=
 	why=$(sed 's/\x1b\[[0-9;]*m//g' "$out/$tag.sched.log" | grep -m3 -iE 'going (offline|online)|hotplug|EXIT:|exit' | tr '\n' ';' | cut -c1-300)
 	flags=$(sed -n 's/.*scheduler flags: \(0x[0-9a-fA-F]*\).*/\1/p' "$out/$tag.sched.log" | head -n1)
@@ -503,6 +514,7 @@ while [ $round -lt "$rounds" ]; do
 	detail="sched=$s picker=$mode ops=${ops:-none} attach-s=$t_attach per-node=$pn picks=$mine other-picks=$theirs node-picks=$npk kernel-detaches=$kern state-at-end=$st_end process-alive=$alive"
 	[ -n "$dis" ] && detail="$detail reasons=\"$(printf '%s\n' "$dis" | sort | uniq -c | awk '{ c = $1; $1 = ""; printf "%s%s x%d", (n++ ? "; " : ""), substr($0, 2), c }')\""
 	[ -n "$why" ] && detail="$detail sched-says=\"$(echo "$why" | tr '"' "'")\""
+	[ -n "$bpf_own" ] && detail="$detail bpf-error=\"$(echo "$bpf_own" | tr '"' "'")\""
 	# A scheduler that exited before its SIGINT: its last words (the scx
 	# project's schedulers re-read the CPU topology when they restart and
 	# may fail on a CPU that is offline at that moment).
