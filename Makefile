@@ -144,6 +144,8 @@ help:
 	@echo "  hotplug-stress       CPUs and whole nodes offline and online under load, a scheduler"
 	@echo "                       attached, each picker, every call shadowed: 2 and 4 nodes"
 	@echo "  hotplug-stress-debug the same, fewer rounds, on the KCSAN and lockdep debug kernel"
+	@echo "  kcsan-upstream       that KCSAN kernel without our options, sched_ext's idle code"
+	@echo "                       instrumented: is a report of hotplug-stress-debug upstream's?"
 	@echo "  hotplug-mutant       the stress on a kernel that skips the node-order rebuild: must fail"
 	@echo "  loom-mutant          loom with the model's claim relaxed: it must fail"
 	@echo "  scx-selftests-build scx-scheds-build scx-crates-build"
@@ -920,6 +922,21 @@ hotplug-stress-debug-run:
 		HOTPLUG_JSON=$(RESULTS)/hotplug-debug.json scripts/hotplug-stress.sh
 hotplug-mutant: apply scx-scheds-build $(UM_WORK_BIN)/wakeup-latency
 	$(RECORD) env CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS)" scripts/hotplug-mutant.sh
+
+# kcsan-upstream (scripts/kcsan-upstream.sh): is hotplug-stress-debug's
+# KCSAN report upstream's own? Its KCSAN kernel without any sched-rust
+# option (pure-c.config) and with build_policy.o (ext/idle.c) instrumented,
+# in its own folder; one boot under the same load and hotplug; passes when
+# the report's word is found read by upstream's own code.
+KCSAN_UPSTREAM_KOUT ?= $(CACHE)/build-kcsan-upstream
+KCSAN_UPSTREAM_FRAGMENTS = $(DEBUG_KCSAN_FRAGMENTS) configs/pure-c.config
+.PHONY: kcsan-upstream kcsan-upstream-run
+kcsan-upstream: apply scx-scheds-build $(UM_WORK_BIN)/wakeup-latency
+	$(RECORD) $(MAKE) --no-print-directory kcsan-upstream-run
+kcsan-upstream-run:
+	$(MAKE) --no-print-directory build KOUT=$(KCSAN_UPSTREAM_KOUT) \
+		CONFIG_FRAGMENTS="$(KCSAN_UPSTREAM_FRAGMENTS)" KCSAN_SANITIZE_build_policy.o=y
+	KOUT=$(KCSAN_UPSTREAM_KOUT) scripts/kcsan-upstream.sh
 
 # The main job (scripts/run.sh): build, one boot with the KUnit suites and the
 # steal benchmark, the workloads in a C and a Rust UML kernel (RUN_WORK_ROUNDS
