@@ -18,6 +18,13 @@
  *   bench time ROUNDS      one JSON line per (topology, operation)
  *   bench callgrind TOPO   each batch function CG_CALLS times, for
  *                          callgrind; prints the operations per batch
+ *   bench hopmask ROUNDS   the idle pick's walk across nodes three ways
+ *                          (cached node order, Linux 7.3's nodemask walk,
+ *                          the scheduler's hop masks), one JSON line per
+ *                          (topology, pick); checks first that the three
+ *                          pick the same CPUs (see "the hop-mask walk")
+ *   bench hopcheck         that check alone, and the two machines on which
+ *                          the hop-mask walk picks differently
  *
  * Each batch function is noinline and named c_<op> or rust_<op>, so that
  * callgrind's inclusive count of it is the cost of its batch.
@@ -100,6 +107,15 @@ struct bench {
 	unsigned int distance[MAX_NODES * MAX_NODES];
 	/* the node order, published at @order as idle.c publishes its own */
 	struct scx_idle_node_order *order;
+	/*
+	 * the hop-mask walk (bench hopmask, hop_init()): cpumask_of_node()
+	 * of each node; the scratch cpumask and nodemask the walk needs (the
+	 * kernel's would be per-CPU, as idle.c's per_cpu_unvisited); an empty
+	 * cpumask (cpu_none_mask)
+	 */
+	struct cpumask node_cpus[MAX_NODES];
+	struct cpumask hop_new, no_cpus;
+	nodemask_t hop_nodes;
 
 	/*
 	 * asym fit: a synthetic asym domain of all the CPUs, as in the
@@ -224,6 +240,108 @@ static __noinline unsigned long rust_steal_walk(struct bench *b)
 #define IDLE_STATE	(SCX_IDLE_STATE_SMT_ACTIVE | SCX_IDLE_STATE_PER_NODE)
 
 /*
+ * ---- the hop-mask walk: the scheduler's NUMA hop masks instead of a node order ----
+ *
+ * What a reviewer of patch 0008 asked for instead of its table: walk the
+ * cumulative hop cpumasks that the scheduler already builds and publishes
+ * under RCU (sched_domains_numa_masks, kernel/sched/topology.c), with
+ * for_each_numa_hop_mask() (include/linux/topology.h), and search in each
+ * hop the nodes that are new in it, in node id order, each node's idle
+ * masks as the other walks do. The nodes of a hop come from its CPUs: the
+ * CPUs new in the hop (its mask minus the previous hop's) into a scratch
+ * cpumask, then the node of the first of them, that node's CPUs
+ * (cpumask_of_node()) taken out, until none is left, each node set in a
+ * scratch nodemask, which the walk then visits in id order: the tie-break
+ * of for_each_node_numadist() (nearest_node_nodemask()'s strict "<" in id
+ * order) between nodes at one distance. The cost is O(levels x
+ * nr_cpu_ids/64 + N x nr_cpu_ids/64) per pick, with one out-of-line
+ * sched_numa_hop_mask() call per hop.
+ *
+ * hop_init() builds the masks as sched_init_numa() does: the levels are
+ * the distinct distances between the nodes that have CPUs, by
+ * arch_sched_node_distance() (@hop_distance; the machine's node_distance()
+ * unless an architecture modifies it, as x86 does on Granite Rapids in
+ * SNC-3), masks[level][node] the CPUs of the nodes at most that far, and
+ * only nodes with CPUs have masks (NULL otherwise).
+ */
+extern unsigned int nr_node_ids;
+extern int sched_domains_numa_levels;
+extern struct cpumask ***sched_domains_numa_masks;
+const struct cpumask *sched_numa_hop_mask(unsigned int node, unsigned int hops);
+
+#define MAX_ERRNO		4095
+#define IS_ERR_OR_NULL(ptr)	(!(ptr) || (unsigned long)(ptr) >= (unsigned long)-MAX_ERRNO)
+
+/* include/linux/topology.h, the same lines. */
+#define for_each_numa_hop_mask(mask, node)				       \
+	for (unsigned int __hops = 0;					       \
+	     mask = (node != NUMA_NO_NODE || __hops) ?			       \
+		     sched_numa_hop_mask(node, __hops) :		       \
+		     cpu_online_mask,					       \
+	     !IS_ERR_OR_NULL(mask);					       \
+	     __hops++)
+/* never taken: the walk starts at a node, not at NUMA_NO_NODE */
+#define cpu_online_mask		((const struct cpumask *)NULL)
+
+#define nodes_clear(dst)	memset((dst).bits, 0, sizeof((dst).bits))
+
+static __always_inline unsigned int hop_cpumask_first(const struct cpumask *srcp)
+{
+	return find_first_bit(cpumask_bits(srcp), small_cpumask_bits);
+}
+
+/*
+ * pick_idle_cpu_from_online_nodes() by hops: every online node but @node,
+ * by increasing hop, the nodes of one hop in id order.
+ */
+static __always_inline s32 hopmask_pick_from(struct bench *b, const struct cpumask *cpus_allowed,
+					     int node, u64 flags)
+{
+	const nodemask_t *online = idle_machine_online_nodes(&b->machine);
+	const struct cpumask *mask, *prev = &b->no_cpus;
+	struct cpumask *new = &b->hop_new;
+	nodemask_t *hop_nodes = &b->hop_nodes;
+	s32 cpu = -EBUSY;
+	unsigned int c;
+	int n;
+
+	for_each_numa_hop_mask(mask, node) {
+		/* the nodes whose CPUs are new in this hop */
+		nodes_clear(*hop_nodes);
+		cpumask_andnot(new, mask, prev);
+		while ((c = hop_cpumask_first(new)) < nr_cpu_ids) {
+			n = READ_ONCE(b->mach.cpu_node[c]);	/* cpu_to_node() */
+			node_set(n, *hop_nodes);
+			cpumask_andnot(new, new, &b->node_cpus[n]);
+		}
+		for_each_node_mask(n, *hop_nodes) {
+			if (n == node || !node_isset(n, *online))
+				continue;
+			cpu = idle_machine_pick_in_node(&b->machine, cpus_allowed, n, flags);
+			if (cpu >= 0)
+				return cpu;
+		}
+		prev = mask;
+	}
+	return cpu;
+}
+
+/* scx_pick_idle_cpu() with the walk above. */
+static __always_inline s32 hopmask_pick(struct bench *b, const unsigned long *allowed, int node,
+					u64 flags)
+{
+	const struct cpumask *cpus_allowed = to_cpumask(allowed);
+	s32 cpu;
+
+	cpu = idle_machine_pick_in_node(&b->machine, cpus_allowed, node, flags);
+	if (cpu >= 0 || node == NUMA_NO_NODE || flags & SCX_PICK_IDLE_IN_NODE)
+		return cpu;
+	return hopmask_pick_from(b, cpus_allowed, node, flags);
+}
+
+#undef cpu_online_mask
+
+/*
  * The C pick is idle.c's own code on the machine, as the kernel benchmark's
  * (IDLE_C: the walk across nodes in the cached node order), or upstream's,
  * which finds the nearest unvisited node at each step (IDLE_NUMADIST,
@@ -232,9 +350,10 @@ static __noinline unsigned long rust_steal_walk(struct bench *b)
  * machine (sched_rust_idle_machine_pick()), on the same machine, whose
  * walk is idle.c's. Each batch starts from the same cursor, 0, which both
  * rotations read through the machine's cursor pointer (b->mach.cursor,
- * &b->cursor).
+ * &b->cursor). IDLE_HOPMASK: the walk by the scheduler's hop masks above
+ * (bench hopmask only).
  */
-enum idle_walk { IDLE_C, IDLE_NUMADIST, IDLE_RUST };
+enum idle_walk { IDLE_C, IDLE_NUMADIST, IDLE_RUST, IDLE_HOPMASK };
 
 static __always_inline unsigned long idle_batch(struct bench *b, bool hit, enum idle_walk walk)
 {
@@ -258,6 +377,8 @@ static __always_inline unsigned long idle_batch(struct bench *b, bool hit, enum 
 			else if (walk == IDLE_NUMADIST)
 				got = idle_machine_pick_numadist(&b->machine, b->allowed,
 								 start, flags);
+			else if (walk == IDLE_HOPMASK)
+				got = hopmask_pick(b, b->allowed, start, flags);
 			else
 				got = idle_machine_pick(&b->machine, b->allowed, start, flags);
 			sum += got;
@@ -274,6 +395,7 @@ static __always_inline unsigned long idle_batch(struct bench *b, bool hit, enum 
 static __noinline unsigned long idle_c(struct bench *b, bool hit) { return idle_batch(b, hit, IDLE_C); }
 static __noinline unsigned long idle_numadist(struct bench *b, bool hit) { return idle_batch(b, hit, IDLE_NUMADIST); }
 static __noinline unsigned long idle_rust(struct bench *b, bool hit) { return idle_batch(b, hit, IDLE_RUST); }
+static __noinline unsigned long idle_hopmask(struct bench *b, bool hit) { return idle_batch(b, hit, IDLE_HOPMASK); }
 
 static __noinline unsigned long c_idle_miss(struct bench *b) { return idle_c(b, false); }
 static __noinline unsigned long rust_idle_miss(struct bench *b) { return idle_rust(b, false); }
@@ -284,6 +406,9 @@ static __noinline unsigned long c_idle_miss_numadist(struct bench *b) { return i
 static __noinline unsigned long rust_idle_miss_numadist(struct bench *b) { return idle_rust(b, false); }
 static __noinline unsigned long c_idle_hit_numadist(struct bench *b) { return idle_numadist(b, true); }
 static __noinline unsigned long rust_idle_hit_numadist(struct bench *b) { return idle_rust(b, true); }
+/* The hop-mask walk (bench hopmask). */
+static __noinline unsigned long hop_idle_miss(struct bench *b) { return idle_hopmask(b, false); }
+static __noinline unsigned long hop_idle_hit(struct bench *b) { return idle_hopmask(b, true); }
 
 /* ---- asym capacity fit ---- */
 
@@ -699,6 +824,21 @@ static void json_str(const char *key, const char *val)
 
 #define MIN_BATCH_NS	200000.0	/* 200 us: clock resolution is ~20-50 ns */
 
+/*
+ * Distribution-free 95% interval of the median of @rounds sorted values:
+ * the order statistics of ranks n/2 -+ 1.96 sqrt(n)/2 (normal approximation
+ * of the binomial), 1-based, rounded outwards; 0-based in @lo and @hi.
+ */
+static void ci_ranks(int rounds, int *lo, int *hi)
+{
+	double z = 1.959964, lo_rank, hi_rank;
+
+	lo_rank = floor(rounds / 2.0 - z * sqrt(rounds) / 2.0);
+	hi_rank = ceil(rounds / 2.0 + 1 + z * sqrt(rounds) / 2.0);
+	*lo = (int)max(lo_rank, 1.0) - 1;
+	*hi = (int)min(hi_rank, (double)rounds) - 1;
+}
+
 static void time_op(struct bench *b, const struct op *op, int rounds)
 {
 	double *ratio = calloc(rounds, sizeof(double));
@@ -706,7 +846,6 @@ static void time_op(struct bench *b, const struct op *op, int rounds)
 	double *r_ns = calloc(rounds, sizeof(double));
 	unsigned long c_sink = 0, r_sink = 0, c_check = 0, r_check = 0;
 	long reps = 1, nops;
-	double z = 1.959964, lo_rank, hi_rank;
 	int r, lo, hi;
 
 	/* Same answers on both sides, or the comparison is void. */
@@ -737,15 +876,7 @@ static void time_op(struct bench *b, const struct op *op, int rounds)
 	qsort(c_ns, rounds, sizeof(double), cmp_double);
 	qsort(r_ns, rounds, sizeof(double), cmp_double);
 
-	/*
-	 * Distribution-free 95% interval of the median: the order statistics
-	 * of ranks n/2 -+ 1.96 sqrt(n)/2 (normal approximation of the
-	 * binomial), 1-based, rounded outwards.
-	 */
-	lo_rank = floor(rounds / 2.0 - z * sqrt(rounds) / 2.0);
-	hi_rank = ceil(rounds / 2.0 + 1 + z * sqrt(rounds) / 2.0);
-	lo = (int)max(lo_rank, 1.0) - 1;
-	hi = (int)min(hi_rank, (double)rounds) - 1;
+	ci_ranks(rounds, &lo, &hi);
 
 	printf("{");
 	json_str("topology", b->t->name);
@@ -810,6 +941,454 @@ static void scale(struct bench *b, int rounds)
 	}
 }
 
+/*
+ * ---- the hop-mask walk (bench hopmask, bench hopcheck): set-up, check, timing ----
+ */
+
+static void hop_free(void)
+{
+	struct cpumask ***masks = sched_domains_numa_masks;
+	int i;
+	unsigned int j;
+
+	for (i = 0; masks && i < sched_domains_numa_levels; i++) {
+		for (j = 0; j < nr_node_ids; j++)
+			free(masks[i][j]);
+		free(masks[i]);
+	}
+	free(masks);
+	sched_domains_numa_masks = NULL;
+	sched_domains_numa_levels = 0;
+}
+
+/*
+ * sched_init_numa()'s hop masks for the machine of @b, by @hop_distance
+ * (arch_sched_node_distance()), and cpumask_of_node() of its nodes.
+ */
+static void hop_init(struct bench *b, const unsigned int *hop_distance)
+{
+	unsigned int nodes = b->mach.topo.nr_nodes, i, j, k, w;
+	bool has_cpus[MAX_NODES] = { false };
+	DECLARE_BITMAP(seen, 256) = { 0 };	/* NR_DISTANCE_VALUES */
+	int levels[256], nr_levels = 0, cpu;
+	struct cpumask ***masks;
+	unsigned long d;
+
+	hop_free();
+	memset(b->node_cpus, 0, sizeof(b->node_cpus));
+	memset(&b->hop_new, 0, sizeof(b->hop_new));
+	memset(&b->no_cpus, 0, sizeof(b->no_cpus));
+	nodes_clear(b->hop_nodes);
+	for (cpu = 0; cpu < b->cpus; cpu++) {
+		__set_bit(cpu, cpumask_bits(&b->node_cpus[b->cpu_node[cpu]]));
+		has_cpus[b->cpu_node[cpu]] = true;
+	}
+	/*
+	 * sched_record_numa_dist(): the distinct distances, ascending; none
+	 * (no hop masks, sched_numa_hop_mask() -EINVAL) if one is out of
+	 * [LOCAL_DISTANCE, NR_DISTANCE_VALUES).
+	 */
+	for (i = 0; i < nodes; i++) {
+		for (j = 0; j < nodes; j++) {
+			if (!has_cpus[i] || !has_cpus[j])
+				continue;
+			if (hop_distance[i * nodes + j] < 10 || hop_distance[i * nodes + j] >= 256)
+				return;
+			__set_bit(hop_distance[i * nodes + j], seen);
+		}
+	}
+	for_each_set_bit(d, seen, 256)
+		levels[nr_levels++] = d;
+
+	masks = calloc(nr_levels, sizeof(*masks));
+	for (i = 0; masks && i < nr_levels; i++) {
+		masks[i] = calloc(nodes, sizeof(*masks[i]));
+		for (j = 0; masks[i] && j < nodes; j++) {
+			if (!has_cpus[j])	/* for_each_cpu_node_but() */
+				continue;
+			masks[i][j] = calloc(1, sizeof(struct cpumask));
+			if (!masks[i][j])
+				exit(1);
+			for (k = 0; k < nodes; k++) {
+				if (!has_cpus[k] || hop_distance[j * nodes + k] > levels[i])
+					continue;
+				for (w = 0; w < BITS_TO_LONGS(b->cpus); w++)
+					cpumask_bits(masks[i][j])[w] |= cpumask_bits(&b->node_cpus[k])[w];
+			}
+		}
+		if (!masks[i])
+			exit(1);
+	}
+	if (!masks)
+		exit(1);
+	nr_node_ids = nodes;
+	sched_domains_numa_masks = masks;
+	sched_domains_numa_levels = nr_levels;
+}
+
+/* New distances for the machine of @b: its node order again. */
+static void bench_set_distances(struct bench *b, const unsigned int *distance)
+{
+	unsigned int nodes = b->mach.topo.nr_nodes;
+
+	memcpy(b->distance, distance, nodes * nodes * sizeof(*distance));
+	if (!sched_rust_idle_build_node_order(b->distance, nodes, b->order->order))
+		exit(1);
+}
+
+/*
+ * The machines of bench hopmask: the replica's at 2 and 32 nodes, and 4
+ * and 8 nodes numbered as the 2-node one is (x86: the second threads after
+ * all the first ones, so that no node's CPUs are contiguous), all with the
+ * replica's distances, 10 + 10 x |i - j| (as many levels as nodes: the
+ * most hops); and the 32 nodes with three levels (@group: 10 local, 20
+ * within groups of that many nodes, 30 across).
+ *
+ * At 32 nodes the replica's distances reach 320, which no kernel takes:
+ * ACPI's SLIT has a byte per distance, and sched_record_numa_dist() refuses
+ * 256 or more (NR_DISTANCE_VALUES), leaving no hop masks at all (nor NUMA
+ * sched domains). The 32-node machine here has 10 + 7 x |i - j| (up to
+ * 227): the same order of nodes from each node, ties included, so the same
+ * walks for the cached order and the nodemask walk.
+ */
+struct hop_topology {
+	struct topology t;
+	int group;
+};
+
+static const struct hop_topology hop_topologies[] = {
+	{ { "224cpu-2node-smt2", 224, 2, 112 } },
+	{ { "256cpu-4node-smt2", 256, 4, 128 } },
+	{ { "256cpu-8node-smt2", 256, 8, 128 } },
+	{ { "256cpu-32node-smt2", 256, 32, 1 } },
+	{ { "256cpu-32node-3level", 256, 32, 1 }, 4 },
+};
+
+static void hop_bench_init(struct bench *b, const struct hop_topology *ht)
+{
+	static unsigned int distance[MAX_NODES * MAX_NODES];
+	int n, to, nodes = ht->t.nodes;
+
+	bench_init(b, &ht->t);
+	for (n = 0; n < nodes; n++) {
+		for (to = 0; to < nodes; to++) {
+			if (ht->group)
+				distance[n * nodes + to] = n == to ? 10 :
+					n / ht->group == to / ht->group ? 20 : 30;
+			else	/* the replica's, in steps that stay below 256 */
+				distance[n * nodes + to] = 10 + min(10, 245 / max(nodes - 1, 1)) *
+							       abs(n - to);
+		}
+	}
+	bench_set_distances(b, distance);
+	hop_init(b, b->distance);
+}
+
+/* The state the picks change: the idle masks and the rotation cursor. */
+struct hop_state {
+	unsigned long cpu[MAX_NODES + 1][WORDS], smt[MAX_NODES + 1][WORDS];
+	unsigned int cursor;
+};
+
+static void hop_save(const struct bench *b, struct hop_state *s)
+{
+	memcpy(s->cpu, b->cpu, sizeof(s->cpu));
+	memcpy(s->smt, b->smtm, sizeof(s->smt));
+	s->cursor = b->cursor;
+}
+
+static void hop_restore(struct bench *b, const struct hop_state *s)
+{
+	memcpy(b->cpu, s->cpu, sizeof(s->cpu));
+	memcpy(b->smtm, s->smt, sizeof(s->smt));
+	b->cursor = s->cursor;
+}
+
+static bool hop_same(const struct hop_state *x, const struct hop_state *y)
+{
+	return x->cursor == y->cursor && !memcmp(x->cpu, y->cpu, sizeof(x->cpu)) &&
+	       !memcmp(x->smt, y->smt, sizeof(x->smt));
+}
+
+enum { HOP_CACHED, HOP_NUMADIST, HOP_HOPMASK, HOP_WALKS };
+static const char *const hop_walk_names[HOP_WALKS] = { "cached order", "numadist", "hop masks" };
+
+/* One pick from @node, each walk on the same state; false if they differ. */
+static bool hop_compare(struct bench *b, int node, u64 flags, s32 got[HOP_WALKS])
+{
+	static struct hop_state before, after[HOP_WALKS];
+	int w;
+
+	hop_save(b, &before);
+	for (w = 0; w < HOP_WALKS; w++) {
+		hop_restore(b, &before);
+		if (w == HOP_CACHED)
+			got[w] = idle_machine_pick(&b->machine, b->allowed, node, flags);
+		else if (w == HOP_NUMADIST)
+			got[w] = idle_machine_pick_numadist(&b->machine, b->allowed, node, flags);
+		else
+			got[w] = hopmask_pick(b, b->allowed, node, flags);
+		hop_save(b, &after[w]);
+	}
+	hop_restore(b, &before);
+	for (w = 1; w < HOP_WALKS; w++)
+		if (got[w] != got[0] || !hop_same(&after[w], &after[0]))
+			return false;
+	return true;
+}
+
+/*
+ * Random states of the machine of @b: half the nodes wholly busy, one CPU
+ * in 8 idle on the others (the idle SMT masks: the CPUs of wholly idle
+ * cores), one node in 8 offline, the allowed CPUs all or a random half, a
+ * random cursor, start node and SCX_PICK_IDLE_CORE or not. Returns the
+ * picks where the three walks differ (the first few printed on stderr); the
+ * other counts in @far (picks on another node) and @none (-EBUSY).
+ */
+static long hop_check_random(struct bench *b, int trials, long *far, long *none)
+{
+	unsigned int nodes = b->mach.topo.nr_nodes;
+	bool busy[MAX_NODES];
+	long differ = 0;
+	int t, cpu, n, w;
+
+	rnd_state = 4242;
+	*far = *none = 0;
+	for (t = 0; t < trials; t++) {
+		s32 got[HOP_WALKS];
+		u64 flags;
+		int start;
+
+		memset(b->cpu, 0, sizeof(b->cpu));
+		memset(b->smtm, 0, sizeof(b->smtm));
+		for (n = 0; n < nodes; n++)
+			busy[n] = rnd() % 2;
+		for (cpu = 0; cpu < b->cpus; cpu++)
+			if (!busy[b->cpu_node[cpu]] && rnd() % 8 == 0)
+				__set_bit(cpu, b->cpu[b->cpu_node[cpu]]);
+		for (cpu = 0; cpu < b->cpus; cpu++) {
+			const unsigned long *idle = b->cpu[b->cpu_node[cpu]];
+			int sib = sibling_of(b->t, cpu);
+
+			if (test_bit(cpu, idle) && test_bit(sib, b->cpu[b->cpu_node[sib]]))
+				__set_bit(cpu, b->smtm[b->cpu_node[cpu]]);
+		}
+		for (n = 0; n < nodes; n++) {
+			if (rnd() % 8)
+				node_set(n, b->online);
+			else
+				node_clear(n, b->online);
+		}
+		if (rnd() % 4) {
+			bitmap_fill(b->allowed, b->cpus);
+		} else {
+			memset(b->allowed, 0, sizeof(b->allowed));
+			for (cpu = 0; cpu < b->cpus; cpu++)
+				if (rnd() % 2)
+					__set_bit(cpu, b->allowed);
+		}
+		b->cursor = rnd() % b->cpus;
+		start = rnd() % nodes;
+		flags = rnd() % 4 ? 0 : SCX_PICK_IDLE_CORE;
+
+		if (!hop_compare(b, start, flags, got)) {
+			if (differ++ < 5) {
+				fprintf(stderr, "%s: start node %d, flags %llu:", b->t->name, start,
+					(unsigned long long)flags);
+				for (w = 0; w < HOP_WALKS; w++)
+					fprintf(stderr, " %s %d", hop_walk_names[w], got[w]);
+				fputc('\n', stderr);
+			}
+		} else if (got[0] < 0) {
+			(*none)++;
+		} else if (b->cpu_node[got[0]] != start) {
+			(*far)++;
+		}
+	}
+	return differ;
+}
+
+/*
+ * Where the hop-mask walk picks another CPU than Linux 7.3's walk (and the
+ * cached order, which is 7.3's order), on the same state; true if it does,
+ * as the sched_ext and topology code of 7.3 say it would.
+ *
+ * 1. Dual-socket Granite Rapids in SNC-3, the SLIT of the comment above
+ *    slit_cluster_distance() (arch/x86/kernel/smpboot.c): the scheduler's
+ *    hop masks follow arch_sched_node_distance(), which averages the
+ *    off-socket distances to 24, node_distance() does not. From node 0,
+ *    7.3 walks 1 (15), 2 (17), 3 (21), 5 (26), 4 (28); the hop masks give
+ *    1, 2, then 3, 4, 5 together (24). Nodes 1-3 busy, one idle CPU on
+ *    node 4 and one on node 5: 7.3 picks node 5's, the hop walk node 4's.
+ *    Two CPUs (one SMT core) per node.
+ * 2. A node without CPUs (memory only, as a CXL memory expander's):
+ *    sched_init_numa() gives it no hop masks (masks[i][node] NULL), so
+ *    sched_numa_hop_mask() returns NULL at hop 0 and the walk ends at once;
+ *    scx_bpf_pick_idle_cpu_node() accepts any possible node
+ *    (validate_node()), and 7.3 walks every online node from it by
+ *    distance. One idle CPU on node 0: 7.3 picks it, the hop walk -EBUSY.
+ */
+static bool hop_counterexamples(struct bench *b)
+{
+	static const unsigned int gnr_slit[36] = {
+		10, 15, 17, 21, 28, 26,
+		15, 10, 15, 23, 26, 23,
+		17, 15, 10, 26, 23, 21,
+		21, 28, 26, 10, 15, 17,
+		23, 26, 23, 15, 10, 15,
+		26, 23, 21, 17, 15, 10,
+	};
+	static const unsigned int cxl_slit[9] = {
+		10, 21, 14,
+		21, 10, 24,
+		14, 24, 10,
+	};
+	static const struct topology gnr = { "12cpu-6node-gnr-snc3", 12, 6, 1 };
+	static const struct topology cxl = { "6cpu-3node-cpuless", 6, 3, 1 };
+	unsigned int arch[36];
+	int i, j, x, y, u = 3, w;
+	bool all = true, differs;
+	s32 got[HOP_WALKS];
+
+	/* slit_cluster_distance(): off-package clusters averaged, both ways */
+	for (i = 0; i < 6; i++) {
+		for (j = 0; j < 6; j++) {
+			long d = 0;
+
+			if (i / u == j / u) {
+				arch[i * 6 + j] = gnr_slit[i * 6 + j];
+				continue;
+			}
+			for (x = i - i % u; x < i - i % u + u; x++)
+				for (y = j - j % u; y < j - j % u + u; y++)
+					d += gnr_slit[x * 6 + y] + gnr_slit[y * 6 + x];
+			arch[i * 6 + j] = d / (2 * u * u);
+		}
+	}
+	bench_init(b, &gnr);
+	bench_set_distances(b, gnr_slit);
+	hop_init(b, arch);
+	__set_bit(8, b->cpu[4]);	/* node 4: CPUs 8-9 */
+	__set_bit(10, b->cpu[5]);	/* node 5: CPUs 10-11 */
+	differs = !hop_compare(b, 0, 0, got);
+	printf("%s, from node 0, idle CPUs 8 (node 4, distance 28) and 10 (node 5, distance 26), %d hop levels:",
+	       gnr.name, sched_domains_numa_levels);
+	for (w = 0; w < HOP_WALKS; w++)
+		printf(" %s %d", hop_walk_names[w], got[w]);
+	printf("%s\n", differs ? "" : " (expected to differ)");
+	all &= differs && got[HOP_CACHED] == 10 && got[HOP_NUMADIST] == 10 && got[HOP_HOPMASK] == 8;
+
+	bench_init(b, &cxl);
+	b->cpu_node[4] = b->cpu_node[5] = 1;	/* node 2: no CPUs */
+	bench_set_distances(b, cxl_slit);
+	hop_init(b, b->distance);
+	__set_bit(1, b->cpu[0]);
+	differs = !hop_compare(b, 2, 0, got);
+	printf("%s, from node 2 (no CPUs), idle CPU 1 (node 0):", cxl.name);
+	for (w = 0; w < HOP_WALKS; w++)
+		printf(" %s %d", hop_walk_names[w], got[w]);
+	printf("%s\n", differs ? "" : " (expected to differ)");
+	all &= differs && got[HOP_CACHED] == 1 && got[HOP_NUMADIST] == 1 && got[HOP_HOPMASK] == -EBUSY;
+	return all;
+}
+
+#define HOP_CHECK_TRIALS	2000
+
+/*
+ * The three walks on one machine, a batch of each per round in rotating
+ * order: the median ns per pick of each, and the per-round ratios of the
+ * nodemask walk and of the hop-mask walk to the cached order, with their
+ * 95% intervals. The three batches must give the same picks (their sums),
+ * or the run stops.
+ */
+static void hop_time(struct bench *b, const char *pick,
+		     unsigned long (*const fn[HOP_WALKS])(struct bench *b), int rounds)
+{
+	double *ns[HOP_WALKS], *ratio[HOP_WALKS];
+	unsigned long sink = 0, check[HOP_WALKS];
+	long reps = 1, nops;
+	int r, w, k, lo, hi;
+
+	for (w = 0; w < HOP_WALKS; w++) {
+		ns[w] = calloc(rounds, sizeof(double));
+		ratio[w] = calloc(rounds, sizeof(double));
+		check[w] = fn[w](b);
+	}
+	if (check[HOP_NUMADIST] != check[HOP_CACHED] || check[HOP_HOPMASK] != check[HOP_CACHED]) {
+		fprintf(stderr, "%s pick %s: the walks' picks differ (sums %lu %lu %lu)\n",
+			b->t->name, pick, check[0], check[1], check[2]);
+		exit(1);
+	}
+
+	while (time_batches(fn[HOP_CACHED], b, reps, &sink) < MIN_BATCH_NS)
+		reps *= 2;
+	for (w = 1; w < HOP_WALKS; w++)
+		time_batches(fn[w], b, reps, &sink);
+	nops = reps * ops_picks(b);
+
+	for (r = 0; r < rounds; r++) {
+		double t[HOP_WALKS];
+
+		for (k = 0; k < HOP_WALKS; k++) {
+			w = (r + k) % HOP_WALKS;
+			t[w] = time_batches(fn[w], b, reps, &sink);
+		}
+		for (w = 0; w < HOP_WALKS; w++) {
+			ns[w][r] = t[w] / nops;
+			ratio[w][r] = t[w] / t[HOP_CACHED];
+		}
+	}
+	for (w = 0; w < HOP_WALKS; w++) {
+		qsort(ns[w], rounds, sizeof(double), cmp_double);
+		qsort(ratio[w], rounds, sizeof(double), cmp_double);
+	}
+	ci_ranks(rounds, &lo, &hi);
+
+	printf("{");
+	json_str("topology", b->t->name);
+	json_str("pick", pick);
+	printf("\"cpus\":%d,\"nodes\":%d,\"hop_levels\":%d,", b->cpus, b->t->nodes,
+	       sched_domains_numa_levels);
+	printf("\"cached_ns\":%.4f,\"numadist_ns\":%.4f,\"hopmask_ns\":%.4f,",
+	       ns[HOP_CACHED][rounds / 2], ns[HOP_NUMADIST][rounds / 2],
+	       ns[HOP_HOPMASK][rounds / 2]);
+	printf("\"numadist_ratio\":%.4f,\"numadist_ci_lo\":%.4f,\"numadist_ci_hi\":%.4f,",
+	       ratio[HOP_NUMADIST][rounds / 2], ratio[HOP_NUMADIST][lo], ratio[HOP_NUMADIST][hi]);
+	printf("\"hopmask_ratio\":%.4f,\"hopmask_ci_lo\":%.4f,\"hopmask_ci_hi\":%.4f,",
+	       ratio[HOP_HOPMASK][rounds / 2], ratio[HOP_HOPMASK][lo], ratio[HOP_HOPMASK][hi]);
+	printf("\"rounds\":%d,\"ops_per_round\":%ld,\"same_results\":true}\n", rounds, nops);
+	fflush(stdout);
+	for (w = 0; w < HOP_WALKS; w++) {
+		free(ns[w]);
+		free(ratio[w]);
+	}
+}
+
+static unsigned long (*const hop_miss[HOP_WALKS])(struct bench *b) = {
+	c_idle_miss, c_idle_miss_numadist, hop_idle_miss,
+};
+static unsigned long (*const hop_hit[HOP_WALKS])(struct bench *b) = {
+	c_idle_hit, c_idle_hit_numadist, hop_idle_hit,
+};
+
+/* The random check on every machine of hop_topologies[]: false if any differs. */
+static bool hop_check_all(struct bench *b, int trials, bool verbose)
+{
+	long differ, far, none;
+	bool ok = true;
+	size_t t;
+
+	for (t = 0; t < ARRAY_SIZE(hop_topologies); t++) {
+		hop_bench_init(b, &hop_topologies[t]);
+		differ = hop_check_random(b, trials, &far, &none);
+		if (verbose || differ)
+			printf("%s: %d random picks, %ld on another node, %ld none, %ld differ\n",
+			       hop_topologies[t].t.name, trials, far, none, differ);
+		ok &= !differ;
+	}
+	return ok;
+}
+
 /* The rounds of "time" and "scale": 5 or more, for the spread; else 0. */
 static int rounds_arg(char **argv)
 {
@@ -846,6 +1425,26 @@ int main(int argc, char **argv)
 		scale(&bench, rounds);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "hopmask")) {
+		rounds = rounds_arg(argv);
+		if (!rounds)
+			return 2;
+		/* Same picks first, on random states, or no timing. */
+		if (!hop_check_all(&bench, HOP_CHECK_TRIALS, false))
+			return 1;
+		for (t = 0; t < ARRAY_SIZE(hop_topologies); t++) {
+			hop_bench_init(&bench, &hop_topologies[t]);
+			hop_time(&bench, "miss", hop_miss, rounds);
+			hop_time(&bench, "hit", hop_hit, rounds);
+		}
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "hopcheck")) {
+		bool same = hop_check_all(&bench, 10 * HOP_CHECK_TRIALS, true);
+		bool differ = hop_counterexamples(&bench);
+
+		return same && differ ? 0 : 1;
+	}
 	if (argc == 3 && !strcmp(argv[1], "callgrind")) {
 		unsigned long sink = 0;
 		int k;
@@ -865,7 +1464,7 @@ int main(int argc, char **argv)
 		}
 		return sink == 42;	/* keep the results alive */
 	}
-	fprintf(stderr, "usage: %s time ROUNDS | scale ROUNDS | callgrind TOPOLOGY(0-%zu)\n", argv[0],
-		ARRAY_SIZE(topologies) - 1);
+	fprintf(stderr, "usage: %s time ROUNDS | scale ROUNDS | callgrind TOPOLOGY(0-%zu) | hopmask ROUNDS | hopcheck\n",
+		argv[0], ARRAY_SIZE(topologies) - 1);
 	return 2;
 }

@@ -135,3 +135,27 @@ bool __bitmap_andnot(unsigned long *dst, const unsigned long *bitmap1,
 		result |= (dst[k] = bitmap1[k] & ~bitmap2[k] & BITMAP_LAST_WORD_MASK(bits));
 	return result != 0;
 }
+
+/*
+ * kernel/sched/topology.c's sched_numa_hop_mask(), for the hop-mask walk of
+ * bench.c (bench hopmask): the same lines over the same globals, which the
+ * benchmark builds for its machine as sched_init_numa() does. Out of line
+ * here as topology.c's is for idle.c (another unit, exported).
+ */
+unsigned int nr_node_ids;
+int sched_domains_numa_levels;
+struct cpumask ***sched_domains_numa_masks;
+
+const struct cpumask *sched_numa_hop_mask(unsigned int node, unsigned int hops)
+{
+	struct cpumask ***masks;
+
+	if (node >= nr_node_ids || hops >= sched_domains_numa_levels)
+		return (const struct cpumask *)(long)-EINVAL;	/* ERR_PTR() */
+
+	masks = READ_ONCE(sched_domains_numa_masks);		/* rcu_dereference() */
+	if (!masks)
+		return (const struct cpumask *)(long)-EBUSY;
+
+	return masks[hops][node];
+}
