@@ -171,6 +171,7 @@ help:
 	@echo "  distro-flags-check   the userspace replica's distro flags against that build"
 	@echo "  rustc-min            the kernel's minimum rustc (Debian 13's 1.85): both crates, KUnit"
 	@echo "  rust-doctests        the kernel crate's doctests (the rust/kernel patches' examples), KUnit"
+	@echo "  uml-inline-helpers   RUST_INLINE_HELPERS on UML, both link modes: kunit.py run --arch=um"
 	@echo "Benchmarks:"
 	@echo "  bench                bench-workload + bench-uml + bench-userspace -> docs/benchmarks.md"
 	@echo "  bench-workload       hackbench, wakeup latency: a C-helpers and a Rust-helpers UML kernel"
@@ -922,6 +923,16 @@ hotplug-stress-debug-run:
 		HOTPLUG_JSON=$(RESULTS)/hotplug-debug.json scripts/hotplug-stress.sh
 hotplug-mutant: apply scx-scheds-build $(UM_WORK_BIN)/wakeup-latency
 	$(RECORD) env CONFIG_FRAGMENTS="$(CONFIG_FRAGMENTS)" scripts/hotplug-mutant.sh
+
+# uml-inline-helpers (scripts/uml-inline-helpers.sh): RUST_INLINE_HELPERS on
+# UML (patches 0026, 0024) in both link modes, each with kunit.py run
+# --arch=um in its own folder (build-kunit-um-dyn, -static): the Rust
+# doctests and our KUnit suites pass, no Rust object calls a helper, and
+# the Rust code has UML's large code model. Two UML builds, about 15 min.
+.PHONY: uml-inline-helpers
+uml-inline-helpers: apply
+	$(RECORD) env RUSTC=$(RUSTC) BINDGEN=$(BINDGEN) RUST_LIB_SRC=$(RUST_LIB_SRC) \
+		LLVM_VERSION=$(LLVM_VERSION) JOBS=$(JOBS) scripts/uml-inline-helpers.sh
 
 # kcsan-upstream (scripts/kcsan-upstream.sh): is hotplug-stress-debug's
 # KCSAN report upstream's own? Its KCSAN kernel without any sched-rust
