@@ -585,14 +585,15 @@ distro-kernels: apply
 	scripts/hotpath_costs.py --out docs/hotpath-costs.md $(call kout,distro) $(call kout,distro-inline)
 
 # The C-to-Rust crossings and the calls out of Rust per scheduler event,
-# read from the objects (scripts/hotpath_costs.py --events) of the distro
-# kernels (clang; without and with the inlining options) and of the
-# GCC-built one: docs/crossings.md. Reads the builds of make distro-kernels
-# and make gcc-kernel; builds nothing.
+# read from the objects (scripts/hotpath_costs.py --events) of the clang
+# distro kernel (no inlining option), the VM kernel (clang,
+# RUST_INLINE_HELPERS, as upstream offers it) and the GCC-built one:
+# docs/crossings.md. Reads the builds of make distro-kernels (its first
+# kernel), make build and make gcc-kernel; builds nothing.
 .PHONY: crossings
 crossings:
 	scripts/hotpath_costs.py --events --out docs/crossings.md \
-		$(call kout,distro) $(call kout,distro-inline) $(GCC_KOUT)
+		$(call kout,distro) $(KOUT) $(GCC_KOUT)
 
 # One implementation per build (scripts/one-impl-check.sh): the VM kernel
 # without SCHED_RUST_SWITCH, as a production configuration builds it, in its
