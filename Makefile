@@ -932,8 +932,8 @@ hotplug-mutant: apply scx-scheds-build $(UM_WORK_BIN)/wakeup-latency
 # the Rust code has UML's large code model. Two UML builds, about 15 min.
 .PHONY: uml-inline-helpers
 uml-inline-helpers: apply
-	$(RECORD) env RUSTC=$(RUSTC) BINDGEN=$(BINDGEN) RUST_LIB_SRC=$(RUST_LIB_SRC) \
-		LLVM_VERSION=$(LLVM_VERSION) JOBS=$(JOBS) scripts/uml-inline-helpers.sh
+	$(RECORD) env LLVM_VERSION=$(LLVM_VERSION) JOBS=$(JOBS) \
+		scripts/uml-inline-helpers.sh $(KUNIT_PY_TOOLCHAIN)
 
 # kcsan-upstream (scripts/kcsan-upstream.sh): is hotplug-stress-debug's
 # KCSAN report upstream's own? Its KCSAN kernel without any sched-rust
@@ -941,7 +941,9 @@ uml-inline-helpers: apply
 # in its own folder; one boot under the same load and hotplug; passes when
 # the report's word is found read by upstream's own code.
 KCSAN_UPSTREAM_KOUT ?= $(CACHE)/build-kcsan-upstream
-KCSAN_UPSTREAM_FRAGMENTS = $(DEBUG_KCSAN_FRAGMENTS) configs/pure-c.config
+# The debug kernel's fragments without sched-rust.config and shadow.config.
+KCSAN_UPSTREAM_FRAGMENTS = configs/vm-base.config configs/sched-ext.config \
+	configs/debug.config configs/debug-kcsan.config configs/pure-c.config
 .PHONY: kcsan-upstream kcsan-upstream-run
 kcsan-upstream: apply scx-scheds-build $(UM_WORK_BIN)/wakeup-latency
 	$(RECORD) $(MAKE) --no-print-directory kcsan-upstream-run

@@ -4,8 +4,12 @@
 # make uml-inline-helpers: CONFIG_RUST_INLINE_HELPERS on UML (patches 0026
 # and 0024) in both of UML's link modes, CONFIG_STATIC_LINK=n
 # (LD_SCRIPT_DYN) and =y (LD_SCRIPT_STATIC), each with kunit.py run
-# --arch=um (clang, configs/uml-inline-helpers.kunitconfig) in its own
-# build folder, $CACHE/build-kunit-um-<mode>. Per mode, checks:
+# --arch=um in its own build folder, $CACHE/build-kunit-um-<mode>: make
+# kunit-um's kunitconfig (kunit-tests/sched_rust.kunitconfig: the
+# sched-rust helpers and their KUnit suites) plus the option and the
+# kernel crate's doctests (its atomics, bitmaps and cpumasks, whose helpers
+# are inlined). The arguments are kunit.py's toolchain options (the
+# Makefile's KUNIT_PY_TOOLCHAIN). Per mode, checks:
 #   kunit        kunit.py built and booted the kernel, every test passed
 #   link-mode    .config has the mode's LD_SCRIPT_* and the binary is
 #                statically or dynamically linked accordingly
@@ -18,7 +22,8 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${CACHE:?} KSRC=${KSRC:?}
-: "${RUSTC:?}" "${BINDGEN:?}" "${RUST_LIB_SRC:?}" "${LLVM_VERSION:?}"
+: "${LLVM_VERSION:?}"
+[ $# -gt 0 ] || { echo "usage: $0 KUNIT_PY_TOOLCHAIN_OPTIONS..." >&2; exit 2; }
 modes=${UML_IH_MODES:-dyn static}
 jobs=${JOBS:-3}
 passed=0 failed=0
@@ -34,11 +39,11 @@ for mode in $modes; do
 	[ "$mode" = static ] && add=(--kconfig_add CONFIG_STATIC_LINK=y)
 	log "$mode: kunit.py run --arch=um in $out"
 	(cd "$KSRC" && python3 tools/testing/kunit/kunit.py run --arch=um \
-		--build_dir "$out" --kunitconfig "$top/configs/uml-inline-helpers.kunitconfig" \
-		"${add[@]}" --jobs "$jobs" --timeout 900 \
-		--make_options LLVM=-"$LLVM_VERSION" --make_options "CC=ccache clang-$LLVM_VERSION" \
-		--make_options RUSTC="$RUSTC" --make_options BINDGEN="$BINDGEN" \
-		--make_options RUST_LIB_SRC="$RUST_LIB_SRC") > "$CACHE/kunit-um-$mode.log" 2>&1
+		--build_dir "$out" --kunitconfig "$top/kunit-tests/sched_rust.kunitconfig" \
+		--kconfig_add CONFIG_EXPERT=y --kconfig_add CONFIG_RUST_INLINE_HELPERS=y \
+		--kconfig_add CONFIG_RUST_KERNEL_DOCTESTS=y "${add[@]}" \
+		--jobs "$jobs" --timeout 900 --kernel_args ncpus=2 --kernel_args seccomp=on \
+		"$@") > "$CACHE/kunit-um-$mode.log" 2>&1
 	rc=$?
 	summary=$(grep -E 'Testing complete|Ran [0-9]+ tests' "$CACHE/kunit-um-$mode.log" | tail -n 1)
 	tail -n 3 "$CACHE/kunit-um-$mode.log" | sed "s/^/uml-inline-helpers:   /"
