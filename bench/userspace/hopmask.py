@@ -23,13 +23,7 @@ import os
 import subprocess
 import sys
 
-
-def machine():
-    with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "unknown"
+from report import machine
 
 
 def fmt_ns(x):
