@@ -45,7 +45,8 @@ case $want in scx_idle_global_masks+0x8*)
 	[ "${nr:-0}" -le 64 ] || fail "NR_CPUS $nr: .smt is not at offset 8"
 esac
 # The instrumentation this check is about: build_policy.o calls KCSAN.
-nm "$KOUT/kernel/sched/build_policy.o" | grep -q '__tsan_read8' ||
+# (grep -c, not -q: an early exit would fail nm with SIGPIPE under pipefail)
+[ "$(nm "$KOUT/kernel/sched/build_policy.o" | grep -c '__tsan_read8')" -gt 0 ] ||
 	fail "kernel/sched/build_policy.o is not instrumented by KCSAN"
 
 rm -rf "$results"
