@@ -7,15 +7,17 @@
 # make hotplug-stress-debug's round that had a KCSAN report, with nothing of
 # ours in the kernel. Usage: kcsan-upstream-guest.sh OUTDIR
 #
-# For each scheduler of KCSAN_SCHEDS (in KCSAN_SCHED_BIN): attach it, run
-# hackbench and bench/wakeup-latency.c (KCSAN_WAKEUP_LATENCY) in loops, take
-# the CPUs of the last node offline and bring them back KCSAN_CYCLES times,
-# then detach it. The kernel log is the result (the host reads it); this
+# For each scheduler of KCSAN_SCHEDS (in KCSAN_SCHED_BIN), with hackbench
+# and bench/wakeup-latency.c (KCSAN_WAKEUP_LATENCY) in loops, KCSAN_CYCLES
+# times: attach it (again: sched_ext detaches it at hotplug), let it pick
+# for KCSAN_ATTACHED_SECS, take the CPUs of the last node offline and bring
+# them back; then detach it. The kernel log is the result (the host reads it); this
 # script only records what it did, in OUTDIR/kcsan-upstream.txt.
 out=$1
 bin=${KCSAN_SCHED_BIN:?}
 scheds=${KCSAN_SCHEDS:-scx_simple}
-cycles=${KCSAN_CYCLES:-3}
+cycles=${KCSAN_CYCLES:-6}
+attached=${KCSAN_ATTACHED_SECS:-20}
 wl=${KCSAN_WAKEUP_LATENCY:-}
 syscpu=/sys/devices/system/cpu
 state=/sys/kernel/sched_ext/state
@@ -44,33 +46,45 @@ loop() { # NAME COMMAND...: runs COMMAND until the stop file exists
 		done' sh "$out" "$_name" "$@" &
 }
 
-for s in $scheds; do
-	"$bin/$s" > "$out/$s.log" 2>&1 &
+# attach SCHED: start it unless it is attached; wait until it is
+attach() {
+	[ "$(cat $state)" = enabled ] && kill -0 "$spid" 2>/dev/null && return 0
+	[ -n "$spid" ] && { kill -INT "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; }
+	"$bin/$1" >> "$out/$1.log" 2>&1 &
 	spid=$!
+	starts=$((starts + 1))
 	w=0
 	while [ $w -lt 240 ] && [ "$(cat $state)" != enabled ] && kill -0 $spid 2>/dev/null; do
 		sleep 0.5; w=$((w + 1))
 	done
-	echo "sched=$s state=$(cat $state)" >> "$res"
+}
+
+for s in $scheds; do
+	spid= starts=0
 	rm -f "$out/loads.stop"
 	loop hackbench hackbench -g 2 -l 20
 	[ -x "$wl" ] && loop wakeup-latency "$wl" -m 1 -t 4 -r 5
 	i=0
 	while [ $i -lt "$cycles" ]; do
-		sleep 3
+		# sched_ext detaches a BPF scheduler when a CPU goes or comes
+		# ("unregistered from the main kernel"): start it again, then
+		# let it pick under the load before the next hotplug.
+		attach "$s"
+		sleep "$attached"
 		for c in $cpus; do echo 0 > $syscpu/cpu$c/online; done
 		sleep 2
 		for c in $cpus; do echo 1 > $syscpu/cpu$c/online; done
 		i=$((i + 1))
-		echo "sched=$s cycle=$i node=$node cpus=$(echo $cpus) state=$(cat $state)" >> "$res"
+		echo "sched=$s cycle=$i node=$node cpus=$(echo $cpus) starts=$starts state=$(cat $state)" >> "$res"
 	done
-	sleep 3
+	attach "$s"
+	sleep "$attached"
 	touch "$out/loads.stop"
 	kill -INT $spid 2>/dev/null
 	w=0
 	while [ $w -lt 40 ] && kill -0 $spid 2>/dev/null; do sleep 0.5; w=$((w + 1)); done
 	kill -0 $spid 2>/dev/null && kill -KILL $spid
 	wait
-	echo "sched=$s hackbench-runs=$(cat "$out/hackbench.runs" 2>/dev/null || echo 0) wakeup-latency-runs=$(cat "$out/wakeup-latency.runs" 2>/dev/null || echo 0)" >> "$res"
+	echo "sched=$s starts=$starts hackbench-runs=$(cat "$out/hackbench.runs" 2>/dev/null || echo 0) wakeup-latency-runs=$(cat "$out/wakeup-latency.runs" 2>/dev/null || echo 0)" >> "$res"
 done
 echo done >> "$res"

@@ -21,7 +21,7 @@
 # access is found; ends with "N passed, N failed".
 #
 # Variables: KOUT (the build folder), KCSAN_SCHEDS (scx_simple),
-# KCSAN_CYCLES (3 per scheduler), KCSAN_WANT, KCSAN_RESULTS
+# KCSAN_CYCLES (6 per scheduler), KCSAN_ATTACHED_SECS (20), KCSAN_WANT, KCSAN_RESULTS
 # ($CACHE/kcsan-upstream-results).
 set -uo pipefail
 
@@ -52,7 +52,7 @@ esac
 rm -rf "$results"
 mkdir -p "$results/guest"
 guest="KCSAN_SCHED_BIN=$SCX_SCHEDS_OUT/bin KCSAN_SCHEDS='${KCSAN_SCHEDS:-scx_simple}'"
-guest+=" KCSAN_CYCLES=${KCSAN_CYCLES:-3} KCSAN_WAKEUP_LATENCY=$wl PATH=$SCX_SCHEDS_OUT/bin:\$PATH"
+guest+=" KCSAN_CYCLES=${KCSAN_CYCLES:-6} KCSAN_ATTACHED_SECS=${KCSAN_ATTACHED_SECS:-20} KCSAN_WAKEUP_LATENCY=$wl PATH=$SCX_SCHEDS_OUT/bin:\$PATH"
 guest+=" sh $top/guest-tests/kcsan-upstream-guest.sh $results/guest"
 log "booting $KOUT (2 nodes, 8 vCPUs); looking for: $want"
 # vm-kunit.sh fails on any KCSAN report, which is what is looked for here:
