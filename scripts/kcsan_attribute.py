@@ -21,13 +21,13 @@ make kcsan-upstream uses it to show that a report of our KCSAN kernel
 own code in a kernel without our options (docs/testing.md).
 """
 import bisect
+import os
 import re
 import sys
 
-STAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
-TITLE = re.compile(r'^BUG: KCSAN: (.*)$')
-ACCESS = re.compile(r'^(?:race at unknown origin, with )?(.+?) to 0x([0-9a-f]+) of (\d+) bytes by (.+?):$')
-FRAME = re.compile(r'^\s*([A-Za-z_][\w.$]*)\+0x[0-9a-f]+/0x[0-9a-f]+')
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kcsan_filter import STAMP, accesses, report_end  # noqa: E402
+
 WANT = re.compile(r'^([A-Za-z_][\w.]*)\+0x([0-9a-f]+)(?::([A-Za-z_]\w*))?$')
 
 
@@ -53,32 +53,14 @@ def name(syms, addrs, addr):
 
 
 def reports(lines):
-    """Each report: (title, [(kind, addr, size, who, [frames])])."""
-    cur = None
-    acc = None
-    for raw in lines:
-        line = STAMP.sub('', raw.rstrip('\n'))
-        m = TITLE.match(line)
-        if m:
-            cur = (m.group(1), [])
-            acc = None
-            continue
-        if cur is None:
-            continue
-        if line.startswith('=================='):
-            yield cur
-            cur = None
-            continue
-        m = ACCESS.match(line)
-        if m:
-            acc = (m.group(1), int(m.group(2), 16), int(m.group(3)), m.group(4), [])
-            cur[1].append(acc)
-            continue
-        m = FRAME.match(line)
-        if m and acc is not None:
-            acc[4].append(m.group(1))
-        elif not line.strip():
-            acc = None
+    """Each report: (title, its accesses as kcsan_filter.accesses() reads
+    them), the report cut as kcsan_filter.py cuts it."""
+    for i, line in enumerate(lines):
+        if 'BUG: KCSAN:' in line:
+            j = report_end(lines, i)
+            if j < len(lines):
+                block = [STAMP.sub('', x) for x in lines[i:j + 1]]
+                yield block[0].replace('BUG: KCSAN: ', '').strip(), accesses(block)
 
 
 def main(argv):
@@ -98,21 +80,24 @@ def main(argv):
         sys.exit(__doc__.split('\n\n')[1])
     syms = load_map(args[0])
     addrs = [a for a, _ in syms]
+    bases = {n: a for a, n in reversed(syms)}
+    for w, sym, _, _ in wants:
+        if sym not in bases:
+            sys.exit('kcsan_attribute.py: %s: no symbol %s in %s' % (w, sym, args[0]))
     with open(args[1], errors='replace') as f:
-        found = list(reports(f))
+        found = list(reports(f.read().splitlines()))
 
     hits = {w[0]: 0 for w in wants}
     print('%d KCSAN report(s) in %s' % (len(found), args[1]))
     for title, accesses in found:
         print('- %s' % title)
-        for kind, addr, size, who, frames in accesses:
+        for kind, frames, addr, size, who in accesses:
             where = name(syms, addrs, addr)
             print('    %s of %d bytes at %s (0x%x) by %s: %s' %
                   (kind, size, where, addr, who, ' < '.join(frames[:4]) or '?'))
             for w, sym, off, frame in wants:
                 # The word that holds the wanted offset.
-                base = next((a for a, n in syms if n == sym), None)
-                if base is None or not base + off <= addr < base + off + 8:
+                if not bases[sym] + off <= addr < bases[sym] + off + 8:
                     continue
                 if frame and frame not in frames:
                     continue

@@ -38,7 +38,7 @@ STAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 FRAME = re.compile(r'^\s+([A-Za-z_][\w.$:<>]*)\+0x')
 # "write (marked) to 0x... of 8 bytes by task 95 on cpu 1:", or
 # "race at unknown origin, with read to 0x... of 8 bytes by interrupt on cpu 0:"
-ACCESS = re.compile(r'^(?:race at unknown origin, with )?(.+?) to 0x[0-9a-f]+ of \d+ bytes by ')
+ACCESS = re.compile(r'^(?:race at unknown origin, with )?(.+?) to 0x([0-9a-f]+) of (\d+) bytes by (.+?):?$')
 KINDS = ('read', 'write', 'read-write',
          'read (reordered)', 'write (reordered)', 'read-write (reordered)')
 
@@ -60,12 +60,13 @@ def load(path):
 
 
 def accesses(block):
-    """Each access of a report: (kind, [frames]), kind as KCSAN prints it."""
+    """Each access of a report: (kind, [frames], address, size, by whom),
+    kind as KCSAN prints it (scripts/kcsan_attribute.py reads the rest)."""
     out, cur = [], None
     for line in block:
         m = ACCESS.match(line.strip())
         if m:
-            cur = (m.group(1), [])
+            cur = (m.group(1), [], int(m.group(2), 16), int(m.group(3)), m.group(4))
             out.append(cur)
         elif cur is not None:
             f = FRAME.match(line)
@@ -99,6 +100,15 @@ REPORT_RE = re.compile(
     r'|circular locking|sleeping function called from invalid context')
 
 
+def report_end(lines, i):
+    """The index of the closing line of '=' of the report starting at
+    lines[i], or len(lines) when the log ends before it."""
+    j = i + 1
+    while j < len(lines) and not re.fullmatch(r'=+', STAMP.sub('', lines[j]).strip()):
+        j += 1
+    return j
+
+
 def fold(accepted, lines):
     """The filtered lines of a log, and the number of accepted reports."""
     out, i, count = [], 0, 0
@@ -107,12 +117,10 @@ def fold(accepted, lines):
             out.append(lines[i])
             i += 1
             continue
-        j = i + 1
-        while j < len(lines) and not re.fullmatch(r'=+', STAMP.sub('', lines[j]).strip()):
-            j += 1
+        j = report_end(lines, i)
         block = [STAMP.sub('', x) for x in lines[i:j + 1]]
         acc = accesses(block)
-        plain = [(k, fr) for k, fr in acc if 'marked' not in k]
+        plain = [(k, fr) for k, fr, *_ in acc if 'marked' not in k]
         hits = [match(accepted, k, fr) for k, fr in plain]
         # Only a whole report, with nothing else of note printed inside it
         # (a console interleaves other CPUs' lines), is ever folded; one
