@@ -952,6 +952,23 @@ kcsan-upstream-run:
 		CONFIG_FRAGMENTS="$(KCSAN_UPSTREAM_FRAGMENTS)" KCSAN_SANITIZE_build_policy.o=y
 	KOUT=$(KCSAN_UPSTREAM_KOUT) scripts/kcsan-upstream.sh
 
+# node-walk (scripts/node-walk.sh; issue 59): patch 0008's cached node order
+# against 7.3's for_each_node_numadist() walk and a walk by the scheduler's
+# hop masks, on the picks of a per-node BPF scheduler (NODE_WALK_SCHED,
+# scx_cosmos) under load, counted in instructions (QEMU -icount shift=0;
+# the shadow check's sched/rust/node_walk), at 2, 4 and 8 nodes. The VM
+# kernel without lock debugging and at -O2 (configs/node-walk.config), in
+# its own folder: one build (about 12 min cold), three boots (about 5 min).
+# $(RESULTS)/node-walk.md holds the table; 0008's message quotes it.
+NODE_WALK_KOUT ?= $(CACHE)/build-node-walk
+NODE_WALK_FRAGMENTS = $(CONFIG_FRAGMENTS) configs/node-walk.config
+.PHONY: node-walk node-walk-run
+node-walk: apply scx-scheds-build
+	$(RECORD) $(MAKE) --no-print-directory node-walk-run
+node-walk-run:
+	$(MAKE) --no-print-directory build KOUT=$(NODE_WALK_KOUT) CONFIG_FRAGMENTS="$(NODE_WALK_FRAGMENTS)"
+	KOUT=$(NODE_WALK_KOUT) scripts/node-walk.sh
+
 # The main job (scripts/run.sh): build, one boot with the KUnit suites and the
 # steal benchmark, the workloads in a C and a Rust UML kernel (RUN_WORK_ROUNDS
 # rounds of RUN_WORK_LOADS), the microbenchmark, and the time of each step.

@@ -21,6 +21,8 @@ VM_EXTRA=${VM_EXTRA:-}
 VM_RWDIRS=${VM_RWDIRS:-}
 # More kernel command line parameters (make debug-kernel: kasan_multi_shot).
 VM_APPEND=${VM_APPEND:-}
+# More QEMU options (make node-walk: -icount shift=0).
+VM_QEMU_OPTS=${VM_QEMU_OPTS:-}
 
 out=$CACHE/vm
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,7 +65,8 @@ EOF
 # then names the source /dev/root); our tinyconfig has no block layer.
 # shellcheck disable=SC2086 # VM_NUMA holds several options.
 cmd=("$VNG" "${accel[@]}" --run "$kernel" --cpus "$VM_CPUS" --memory "$VM_MEMORY" $VM_NUMA
-     --rwdir "$out" $(for d in $VM_RWDIRS; do printf -- '--rwdir %s ' "$d"; done) --append "root=/dev/root panic=-1 oops=panic schedstats=enable${VM_APPEND:+ $VM_APPEND}" -v --exec "sh $out/guest.sh")
+     --rwdir "$out" $(for d in $VM_RWDIRS; do printf -- '--rwdir %s ' "$d"; done) --append "root=/dev/root panic=-1 oops=panic schedstats=enable${VM_APPEND:+ $VM_APPEND}" -v --exec "sh $out/guest.sh"
+     ${VM_QEMU_OPTS:+--qemu-opts "$VM_QEMU_OPTS"})
 # Live progress while the guest runs: each KUnit suite's tally and each
 # "sched-rust:" line the guest's steps write to the kernel log, as they reach
 # the console; and, every PROGRESS_EVERY seconds without news, how long the

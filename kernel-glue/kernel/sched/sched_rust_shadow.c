@@ -19,6 +19,7 @@
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/timex.h>
 #include <linux/topology.h>
 
 #include "sched_rust.h"
@@ -624,6 +625,278 @@ static s32 idle_shadow_pick_from_online_nodes(void *ctx, const struct cpumask *c
 	return cpu;
 }
 
+#ifdef CONFIG_NUMA
+/*
+ * The walk across nodes three ways (sched/rust/node_walk; make node-walk):
+ * patch 0008's node order, Linux 7.3's for_each_node_numadist() walk, and
+ * a walk by the scheduler's NUMA hop masks (for_each_numa_hop_mask(), the
+ * nodes new in each hop in id order, as bench/userspace's "hop-mask walk"
+ * does). While sched/rust/node_walk_on is set, each shadowed pick that
+ * leaves its node (per-node masks, its own node without a candidate) runs
+ * the three on C's copy before C's own pick, each from this CPU's
+ * distribute cursor and without claiming (idle_walk_ops below: the claim
+ * only tests), and times each with get_cycles(). Under QEMU with
+ * -icount shift=0 the TSC advances one tick per guest instruction, so the
+ * ticks are instruction counts; elsewhere they are cycles. The first
+ * NODE_WALK_SAMPLES walks are kept for the debugfs file.
+ */
+enum node_walk_kind { NODE_WALK_ORDER, NODE_WALK_NUMADIST, NODE_WALK_HOPS, NODE_WALK_NR };
+
+struct node_walk_sample {
+	u32 ticks[NODE_WALK_NR];
+	s32 cpu[NODE_WALK_NR];
+	u16 searches[NODE_WALK_NR];	/* nodes searched (pick_in_node calls) */
+	u16 start;
+};
+
+#define NODE_WALK_SAMPLES	4096
+
+static bool node_walk_on;
+static struct node_walk_sample *node_walk_samples;
+static unsigned long node_walk_taken, node_walk_not_reached;
+static unsigned int node_walk_searches;
+static DEFINE_PER_CPU(nodemask_t, node_walk_unvisited);
+static DEFINE_PER_CPU(nodemask_t, node_walk_hop_nodes);
+static DEFINE_PER_CPU(cpumask_var_t, node_walk_hop_new);
+
+/* The claim of idle_shadow_test_and_clear_cpu(), but only its test. */
+static bool idle_walk_test_cpu(void *ctx, int cpu)
+{
+	return cpumask_test_cpu(cpu, idle_shadow_cpus(ctx, idle_shadow_cpu_node(ctx, cpu)));
+}
+
+static s32 idle_walk_pick_in_node(void *ctx, const struct cpumask *cpus_allowed,
+				  int node, u64 flags);
+
+static const struct scx_idle_pick_ops idle_walk_ops = {
+	.smt_active		= idle_shadow_smt_active,
+	.nr_cpus		= idle_shadow_nr_cpu_ids,
+	.cpu_node		= idle_shadow_cpu_node,
+	.idle_cpus		= idle_shadow_cpus,
+	.idle_smts		= idle_shadow_smts,
+	.smt_mask		= idle_shadow_smt_mask,
+	.any_and_distribute	= idle_shadow_any_and_distribute,
+	.nr_nodes		= idle_shadow_nr_node_ids,
+	.online_nodes		= idle_shadow_online_nodes,
+	.test_and_clear_cpu	= idle_walk_test_cpu,
+	.pick_in_node		= idle_walk_pick_in_node,
+	.pick_from_online_nodes	= idle_shadow_pick_from_online_nodes,	/* not called */
+};
+
+static s32 idle_walk_pick_in_node(void *ctx, const struct cpumask *cpus_allowed,
+				  int node, u64 flags)
+{
+	node_walk_searches++;
+	return __pick_idle_cpu_in_node(&idle_walk_ops, ctx, cpus_allowed, node, flags);
+}
+
+/* idle.c's pick_idle_cpu_from_online_nodes() with patch 0008's table. */
+static noinline s32 node_walk_order(struct idle_shadow *s, const struct scx_idle_topo *topo,
+				    const struct cpumask *cpus_allowed, int node, u64 flags)
+{
+	const struct scx_idle_node_order *table;
+	s32 cpu = -EBUSY;
+
+	rcu_read_lock();
+	table = rcu_dereference(*topo->node_order);
+	if (likely(table))
+		cpu = __pick_idle_cpu_in_node_order(&idle_walk_ops, s,
+						    &table->order[node * nr_node_ids],
+						    cpus_allowed, node, flags);
+	rcu_read_unlock();
+	return cpu;
+}
+
+/* Linux 7.3's pick_idle_cpu_from_online_nodes(). */
+static noinline s32 node_walk_numadist(struct idle_shadow *s, const struct cpumask *cpus_allowed,
+				       int node, u64 flags)
+{
+	nodemask_t *unvisited;
+	s32 cpu = -EBUSY;
+
+	preempt_disable();
+	unvisited = this_cpu_ptr(&node_walk_unvisited);
+	nodes_copy(*unvisited, node_states[N_ONLINE]);
+	node_clear(node, *unvisited);
+	for_each_node_numadist(node, *unvisited) {
+		cpu = idle_walk_pick_in_node(s, cpus_allowed, node, flags);
+		if (cpu >= 0)
+			break;
+	}
+	preempt_enable();
+	return cpu;
+}
+
+/*
+ * The same walk by the scheduler's hop masks: per hop, the CPUs new in it
+ * turned into their nodes (the node of the first, its CPUs taken out, until
+ * none is left), then those nodes in id order, nearest_node_nodemask()'s
+ * tie-break.
+ */
+static noinline s32 node_walk_hops(struct idle_shadow *s, const struct cpumask *cpus_allowed,
+				   int node, u64 flags)
+{
+	const struct cpumask *mask, *prev = cpu_none_mask;
+	struct cpumask *new;
+	nodemask_t *hop_nodes;
+	unsigned int c;
+	s32 cpu = -EBUSY;
+	int n;
+
+	preempt_disable();
+	new = *this_cpu_ptr(&node_walk_hop_new);
+	hop_nodes = this_cpu_ptr(&node_walk_hop_nodes);
+	rcu_read_lock();
+	for_each_numa_hop_mask(mask, node) {
+		nodes_clear(*hop_nodes);
+		cpumask_andnot(new, mask, prev);
+		while ((c = cpumask_first(new)) < nr_cpu_ids) {
+			n = cpu_to_node(c);
+			node_set(n, *hop_nodes);
+			cpumask_andnot(new, new, cpumask_of_node(n));
+		}
+		for_each_node_mask(n, *hop_nodes) {
+			if (n == node || !node_online(n))
+				continue;
+			cpu = idle_walk_pick_in_node(s, cpus_allowed, n, flags);
+			if (cpu >= 0)
+				goto out;
+		}
+		prev = mask;
+	}
+out:
+	rcu_read_unlock();
+	preempt_enable();
+	return cpu;
+}
+
+/*
+ * From C's copy, before C's pick: whether the pick leaves @node, and if it
+ * does, the three walks, each from @cursor, the order of the three turning
+ * with each sample. Interrupts are off (the shadow's lock).
+ */
+static void node_walk_sample(struct idle_shadow *s, const struct scx_idle_topo *topo,
+			     int node, u64 flags, unsigned int cursor)
+{
+	struct node_walk_sample sample = { .start = node };
+	unsigned long k;
+	int i, w;
+
+	if (!READ_ONCE(node_walk_on) || !node_walk_samples || !topo->node_order ||
+	    node == NUMA_NO_NODE || flags & SCX_PICK_IDLE_IN_NODE ||
+	    !(s->state & SCX_IDLE_STATE_PER_NODE))
+		return;
+	cpumask_distribute_set_prev(cursor);
+	if (idle_walk_pick_in_node(s, s->allowed, node, flags) >= 0) {
+		node_walk_not_reached++;
+		cpumask_distribute_set_prev(cursor);
+		return;
+	}
+	k = node_walk_taken++;
+	for (i = 0; i < NODE_WALK_NR; i++) {
+		u64 t0, t1;
+
+		w = (k + i) % NODE_WALK_NR;
+		cpumask_distribute_set_prev(cursor);
+		node_walk_searches = 0;
+		t0 = get_cycles();
+		if (w == NODE_WALK_ORDER)
+			sample.cpu[w] = node_walk_order(s, topo, s->allowed, node, flags);
+		else if (w == NODE_WALK_NUMADIST)
+			sample.cpu[w] = node_walk_numadist(s, s->allowed, node, flags);
+		else
+			sample.cpu[w] = node_walk_hops(s, s->allowed, node, flags);
+		t1 = get_cycles();
+		sample.ticks[w] = min_t(u64, t1 - t0, U32_MAX);
+		sample.searches[w] = min_t(unsigned int, node_walk_searches, U16_MAX);
+	}
+	cpumask_distribute_set_prev(cursor);
+	if (k < NODE_WALK_SAMPLES)
+		node_walk_samples[k] = sample;
+}
+
+/*
+ * 10,000 rounds of two instructions, timed as the walks are: under -icount
+ * shift=0, 20,000 ticks and a few more (the reads of the TSC), which is
+ * what tells that the ticks count instructions.
+ */
+static noinline u64 node_walk_calibrate(void)
+{
+	unsigned long n = 10000, flags;
+	u64 t0, t1;
+
+	local_irq_save(flags);
+	t0 = get_cycles();
+#ifdef CONFIG_X86
+	asm volatile("1: dec %0\n\tjnz 1b" : "+r" (n));
+#endif
+	t1 = get_cycles();
+	local_irq_restore(flags);
+	return t1 - t0;
+}
+
+/*
+ * sched/rust/node_walk: "walks <n> kept <k> not-reached <m> nodes <nr_node_ids>
+ * hops <node 0's hop masks>", "calibration <ticks of node_walk_calibrate()>",
+ * then one line
+ * per kept walk: "<start> <ticks> <cpu> <searches>" for the order, the
+ * nodemask walk and the hop masks, in that order.
+ */
+static int node_walk_show(struct seq_file *m, void *v)
+{
+	struct idle_shadow *s = READ_ONCE(idle_shadow);
+	unsigned long flags, taken, not_reached, i;
+	struct node_walk_sample *copy;
+	unsigned int levels;
+
+	if (!s || !node_walk_samples)
+		return -ENOMEM;
+	copy = kvmalloc_array(NODE_WALK_SAMPLES, sizeof(*copy), GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	raw_spin_lock_irqsave(&s->lock, flags);
+	taken = node_walk_taken;
+	not_reached = node_walk_not_reached;
+	memcpy(copy, node_walk_samples, min(taken, (unsigned long)NODE_WALK_SAMPLES) * sizeof(*copy));
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	/* The hop masks of node 0 (the start node of most QEMU guests' first CPUs). */
+	rcu_read_lock();
+	for (levels = 0; !IS_ERR_OR_NULL(sched_numa_hop_mask(0, levels)); levels++)
+		;
+	rcu_read_unlock();
+	seq_printf(m, "walks %lu kept %lu not-reached %lu nodes %u hops %u\n", taken,
+		   min(taken, (unsigned long)NODE_WALK_SAMPLES), not_reached, nr_node_ids, levels);
+	seq_printf(m, "calibration %llu\n", node_walk_calibrate());
+	for (i = 0; i < min(taken, (unsigned long)NODE_WALK_SAMPLES); i++) {
+		const struct node_walk_sample *w = &copy[i];
+
+		seq_printf(m, "%u %u %d %u %u %d %u %u %d %u\n", w->start,
+			   w->ticks[0], w->cpu[0], w->searches[0],
+			   w->ticks[1], w->cpu[1], w->searches[1],
+			   w->ticks[2], w->cpu[2], w->searches[2]);
+	}
+	kvfree(copy);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(node_walk);
+
+static int __init node_walk_alloc(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (!zalloc_cpumask_var_node(per_cpu_ptr(&node_walk_hop_new, cpu), GFP_KERNEL,
+					     cpu_to_node(cpu)))
+			return 0;
+	node_walk_samples = kvcalloc(NODE_WALK_SAMPLES, sizeof(*node_walk_samples), GFP_KERNEL);
+	return 0;
+}
+early_initcall(node_walk_alloc);
+#else
+static inline void node_walk_sample(struct idle_shadow *s, const struct scx_idle_topo *topo,
+				    int node, u64 flags, unsigned int cursor) {}
+#endif /* CONFIG_NUMA */
+
 static void idle_shadow_copy_bits(unsigned long *dst, const unsigned long *src,
 				  unsigned int nbits)
 {
@@ -738,6 +1011,8 @@ static void idle_shadow_run(enum shadow_helper kind, const struct scx_idle_topo 
 	 * this CPU moves it meanwhile.
 	 */
 	cursor = cpumask_distribute_prev();
+	if (kind == SHADOW_IDLE_PICK)
+		node_walk_sample(s, topo, arg, flags, cursor);
 	switch (kind) {
 	case SHADOW_IDLE_CLAIM:
 		c_got = idle_shadow_test_and_clear_cpu(s, arg);
@@ -976,6 +1251,10 @@ early_initcall(sched_rust_shadow_alloc);
 static int __init sched_rust_shadow_debugfs_init(void)
 {
 	debugfs_create_file("shadow", 0400, sched_rust_debugfs, NULL, &shadow_fops);
+#if defined(CONFIG_SCHED_RUST_IDLE_PICK) && defined(CONFIG_NUMA)
+	debugfs_create_bool("node_walk_on", 0600, sched_rust_debugfs, &node_walk_on);
+	debugfs_create_file("node_walk", 0400, sched_rust_debugfs, NULL, &node_walk_fops);
+#endif
 	return 0;
 }
 late_initcall_sync(sched_rust_shadow_debugfs_init);
