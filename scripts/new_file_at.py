@@ -4,12 +4,16 @@
 
 The repository keeps each new file of the series once, whole, as it is at
 the end of patches/series and patches/series-local; no patch carries a diff
-of it (patches/new-files says which patch brings each). Two of them list
-one entry per option, and a helper's patch brings its option:
+of it (patches/new-files says which patch brings each). Three of them hold
+entries of options, and the patch of an option brings its entries:
 
   kernel/sched/Kconfig.rust   a "config SCHED_RUST_<X>" entry per option;
   kernel/sched/sched_rust.rs  the "#[cfg(CONFIG_SCHED_RUST_<X>)]" modules of
-                              each helper, one paragraph per helper.
+                              each helper, one paragraph per helper;
+  kernel/sched/sched_rust.h   "#ifdef CONFIG_<X>" blocks (not nested) of
+                              an option of patches/new-files: before its
+                              patch, the block's "#else" part alone, or
+                              nothing without one.
 
 patches/new-files names the patch that brings each option ("<patch> option
 <SYMBOL>"). As a patch brings these files, they hold the entries of the
@@ -32,6 +36,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATCHES = os.path.join(TOP, "patches")
 KCONFIG = "kernel/sched/Kconfig.rust"
 CRATE = "kernel/sched/sched_rust.rs"
+HEADER = "kernel/sched/sched_rust.h"
 
 
 def die(msg):
@@ -102,6 +107,34 @@ def crate_paragraphs(lines):
     return out
 
 
+def header_without(lines, later):
+    """@lines without the "#ifdef CONFIG_<X>" blocks of the options in
+    @later: of such a block, only the lines between its "#else" and
+    "#endif" stay. Blocks of other symbols are kept whole; a block of an
+    option may not hold another #if (die)."""
+    out, state = [], None	# None, "if" (dropping), "else" (keeping)
+    for n, line in enumerate(lines, 1):
+        m = re.match(r"#ifdef CONFIG_(\w+)\s*$", line)
+        if state is None and m and m.group(1) in later:
+            state = "if"
+            continue
+        if state is not None:
+            if re.match(r"#\s*if", line):
+                die(f"{HEADER}:{n}: an #if inside the block of an option")
+            if line.startswith("#else"):
+                state = "else"
+                continue
+            if line.startswith("#endif"):
+                state = None
+                continue
+            if state == "if":
+                continue
+        out.append(line)
+    if state is not None:
+        die(f"{HEADER}: an option's #ifdef without its #endif")
+    return out
+
+
 def entries(path, lines):
     return kconfig_entries(lines) if path == KCONFIG else crate_paragraphs(lines)
 
@@ -115,9 +148,11 @@ def at(path, patch):
         die(f"{path} is not in patches/new-files")
     with open(source(path)) as f:
         lines = f.readlines()
-    if path not in (KCONFIG, CRATE):
+    if path not in (KCONFIG, CRATE, HEADER):
         return "".join(lines)
     later = {o for o, n in options.items() if seq.index(n) > seq.index(patch)}
+    if path == HEADER:
+        return "".join(header_without(lines, later))
     return "".join(l for sym, part in entries(path, lines) if sym not in later for l in part)
 
 

@@ -69,4 +69,4 @@ for n in $topologies; do
 	dirs+=("$res")
 done
 mkdir -p "$RESULTS"
-"$top/scripts/node_walk_report.py" --json "$RESULTS/node-walk.json" --md "$RESULTS/node-walk.md" "${dirs[@]}"
+"$top/scripts/node_walk_report.py" --json "$RESULTS/node-walk.json" --doc "$top/docs/node-walk.md" "${dirs[@]}"

@@ -12,11 +12,13 @@ what it wrote (check). A figure is defined once, in patches/figures, as a
 look-up in a generated results file:
 
   name | bench:<heading>[#N] | <Column>=<value>[; ...] | <what>
+  name | doc:<file>:<heading>[#N] | <Column>=<value>[; ...] | <what>
   name | results:<make target> | - | <Column>
   name | re:<file> | <regular expression with one group> | -
 
 bench: the N-th (default first) table after the "### <heading>" of
-docs/benchmarks.md; the rows whose cells equal the given ones (no
+docs/benchmarks.md (doc:, of another generated file: docs/node-walk.md,
+by make node-walk); the rows whose cells equal the given ones (no
 selector, "-": every row). <what>: a column's cell (one row must match),
 "<Column>:median" (the cell's first number), "<Column>:low" and
 ":high" (the bounds of its [low-high] interval), "<Column>:nK" (its K-th
@@ -75,7 +77,7 @@ def tables_after(text, heading):
     try:
         start = next(i for i, l in enumerate(lines) if l.strip() == f"### {heading}")
     except StopIteration:
-        die(f"docs/benchmarks.md has no '### {heading}'")
+        die(f"the file has no '### {heading}'")
     tables, cur = [], None
     for line in lines[start + 1:]:
         if line.startswith("#"):
@@ -120,9 +122,13 @@ def cell_value(row, spec):
 
 
 def lookup(name, source, selector, what):
-    if source.startswith("bench:"):
-        heading, _, nth = source[len("bench:"):].partition("#")
-        tables = tables_after(BENCH.read_text(encoding="utf-8"), heading)
+    if source.startswith(("bench:", "doc:")):
+        doc, spec = BENCH, source[len("bench:"):]
+        if source.startswith("doc:"):
+            path, _, spec = source[len("doc:"):].partition(":")
+            doc = TOP / path.strip()
+        heading, _, nth = spec.partition("#")
+        tables = tables_after(doc.read_text(encoding="utf-8"), heading)
         n = int(nth or 1)
         if len(tables) < n:
             die(f"{name}: '### {heading}' has {len(tables)} table(s), not {n}")
@@ -242,8 +248,20 @@ def normalised(fig):
     return fig.replace("µs", "us")
 
 
+def doc_sources():
+    """The generated files that doc: figures of patches/figures read."""
+    paths = []
+    for line in FIGURES.read_text(encoding="utf-8").splitlines():
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) == 4 and parts[1].startswith("doc:"):
+            path = TOP / parts[1][len("doc:"):].partition(":")[0].strip()
+            if path not in paths:
+                paths.append(path)
+    return paths
+
+
 def check(paths, strict_allowed=False):
-    held = BENCH.read_text(encoding="utf-8") + "\n" + RESULTS.read_text(encoding="utf-8")
+    held = "\n".join(p.read_text(encoding="utf-8") for p in [BENCH, RESULTS] + doc_sources())
     held_tokens = set(re.findall(r"\d[\d,]*(?:\.\d+)*", held))
     allowed = load_allowed()
     bad = 0

@@ -195,14 +195,12 @@ static_assert(sizeof(struct asym_scan) == sizeof(void *) + 4 * sizeof(int));
 
 /*
  * Which implementation the scheduler calls: a helper built in Rust replaces
- * its C version, and its call sites call Rust directly. With
- * CONFIG_SCHED_RUST_SWITCH (a debug option), sched/rust/<helper> in debugfs
- * chooses between the two at run time instead (kernel/sched/debug.c), so
- * that tests and benchmarks can run both in one boot. A call site tests
- * sched_rust_use(<helper>) only where the helper is built; a misspelt
- * helper does not build, with or without the switch.
+ * its C version, and its call sites call Rust directly: where the helper is
+ * built, sched_rust_use(<helper>) is a constant, and the compiler drops the
+ * C branch. A call site tests sched_rust_use(<helper>) only where the
+ * helper is built; a misspelt helper does not build.
  */
-struct sched_rust_switch {
+struct sched_rust_helpers {
 	bool sparsemask;
 	bool steal;
 	bool asym_fit;
@@ -210,12 +208,17 @@ struct sched_rust_switch {
 };
 
 #ifdef CONFIG_SCHED_RUST_SWITCH
-extern struct sched_rust_switch sched_rust_switch;
+/*
+ * A debug kernel chooses at run time instead: sched/rust/<helper> in
+ * debugfs (kernel/sched/debug.c), so that tests and benchmarks can run
+ * both in one boot.
+ */
+extern struct sched_rust_helpers sched_rust_switch;
 /* READ_ONCE() is the callers' (<linux/compiler.h>): this header keeps to types. */
 #define sched_rust_use(helper)	READ_ONCE(sched_rust_switch.helper)
 #else
 #define sched_rust_use(helper)	\
-	(sizeof(((struct sched_rust_switch *)NULL)->helper) != 0)
+	(sizeof(((struct sched_rust_helpers *)NULL)->helper) != 0)
 #endif
 
 /* sched/rust in debugfs, for the files of the debug and test options. */

@@ -845,7 +845,7 @@ static noinline u64 node_walk_calibrate(void)
 static int node_walk_show(struct seq_file *m, void *v)
 {
 	struct idle_shadow *s = READ_ONCE(idle_shadow);
-	unsigned long flags, taken, not_reached, i;
+	unsigned long flags, taken, kept, not_reached, i;
 	struct node_walk_sample *copy;
 	unsigned int levels;
 
@@ -856,18 +856,19 @@ static int node_walk_show(struct seq_file *m, void *v)
 		return -ENOMEM;
 	raw_spin_lock_irqsave(&s->lock, flags);
 	taken = node_walk_taken;
+	kept = min_t(unsigned long, taken, NODE_WALK_SAMPLES);
 	not_reached = node_walk_not_reached;
-	memcpy(copy, node_walk_samples, min(taken, (unsigned long)NODE_WALK_SAMPLES) * sizeof(*copy));
+	memcpy(copy, node_walk_samples, kept * sizeof(*copy));
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	/* The hop masks of node 0 (the start node of most QEMU guests' first CPUs). */
 	rcu_read_lock();
 	for (levels = 0; !IS_ERR_OR_NULL(sched_numa_hop_mask(0, levels)); levels++)
 		;
 	rcu_read_unlock();
-	seq_printf(m, "walks %lu kept %lu not-reached %lu nodes %u hops %u\n", taken,
-		   min(taken, (unsigned long)NODE_WALK_SAMPLES), not_reached, nr_node_ids, levels);
+	seq_printf(m, "walks %lu kept %lu not-reached %lu nodes %u hops %u\n", taken, kept,
+		   not_reached, nr_node_ids, levels);
 	seq_printf(m, "calibration %llu\n", node_walk_calibrate());
-	for (i = 0; i < min(taken, (unsigned long)NODE_WALK_SAMPLES); i++) {
+	for (i = 0; i < kept; i++) {
 		const struct node_walk_sample *w = &copy[i];
 
 		seq_printf(m, "%u %u %d %u %u %d %u %u %d %u\n", w->start,
