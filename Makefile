@@ -180,6 +180,8 @@ help:
 	@echo "  bench-workload-narrow hackbench alone, rounds x runs per boot: how narrow the interval gets"
 	@echo "  bench-userspace      the microbenchmark's userspace replica, every variant"
 	@echo "  steal-tries          run-queue locks per steal walk, 16-CPU guest"
+	@echo "  node-walk            patch 0008's node order against 7.3's walk and the hop masks, in"
+	@echo "                       instructions (QEMU -icount), 2/4/8 nodes: docs/node-walk.md"
 	@echo "The series (docs/series.md):"
 	@echo "  series               one series per tree (patches/posted) in .cache/series/out/<name>,"
 	@echo "                       needs SERIES_SIGNOFF, SERIES_FROM, SERIES_MAINTAINER='Name <addr>'"
@@ -188,6 +190,7 @@ help:
 	@echo "                       with options off == the RFC's base (series-objcmp; -all: 3 toolchains)"
 	@echo "  series-bisect        every commit builds (SERIES_BISECT_FROM=NNNN resumes)"
 	@echo "  series-checkpatch    checkpatch on the posted files"
+	@echo "  series-rust-test     the rust series on Linux alone: its doctests and KUnit cases, one boot"
 	@echo "  rebase-check         the series on the newest Debian kernel (REBASE_VERSION=...): per patch"
 	@echo "                       applied/offset/fuzz/failed, nothing built"
 	@echo "Cleaning:              clean (every build folder and result), distclean (all of .cache)"
@@ -384,6 +387,26 @@ series-bisect: series
 	SERIES_KOUT=$(SERIES_BISECT_KOUT) SERIES_CONFIG=$(SERIES_DIR)/bisect.config \
 		SERIES_KMAKE="$(LOCK) $(MAKE) --no-print-directory -C $(TOP) series-kmake" \
 		$(RECORD) scripts/series.sh bisect
+
+# The rust series on Linux alone (series.sh am's branch series-am-rust: no
+# scheduler patch), built with the kernel crate's doctests as KUnit cases
+# (configs/rust-doctests.config) in its own folder and booted once: the
+# examples and KUnit cases of its rust/kernel patches (suites
+# rust_doctests_kernel, rust_atomics, rust_kernel_bitmap,
+# rust_kernel_cpumask) must pass without anything else. One build (about
+# 12 min cold) and one boot.
+SERIES_RUST_KOUT ?= $(CACHE)/build-series-rust
+SERIES_RUST_SUITES = rust_doctests_kernel rust_atomics rust_kernel_bitmap rust_kernel_cpumask
+.PHONY: series-rust-test series-rust-test-run
+series-rust-test: series
+	$(RECORD) $(MAKE) --no-print-directory series-rust-test-run
+series-rust-test-run:
+	scripts/series.sh am
+	git -C $(SERIES_KSRC) checkout -q -f series-am-rust
+	$(LOCK) $(MAKE) --no-print-directory series-kbuild KSRC=$(SERIES_KSRC) KOUT=$(SERIES_RUST_KOUT) \
+		CONFIG_FRAGMENTS="configs/vm-base.config configs/rust-doctests.config"
+	KSRC=$(SERIES_KSRC) KOUT=$(SERIES_RUST_KOUT) KUNIT_SUITES="$(SERIES_RUST_SUITES)" \
+		scripts/vm-kunit.sh
 
 series-checkpatch: series
 	scripts/checkpatch.py --series
