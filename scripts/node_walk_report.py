@@ -28,12 +28,13 @@ patches/figures), --json FILE the rows and checks.
 """
 import argparse
 import json
-import math
 import re
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from bench_report import median, median_ci
 
 WALKS = ("order", "numadist", "hops")
 NAMES = {"order": "cached order (0008)", "numadist": "7.3's for_each_node_numadist()",
@@ -72,32 +73,9 @@ per-walk ratios to the order, with distribution-free 95% intervals.
 """
 
 
-def median(xs):
-    s = sorted(xs)
-    n = len(s)
-    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
-
-
 def quantile(xs, q):
     s = sorted(xs)
     return s[min(len(s) - 1, int(q * len(s)))]
-
-
-def median_ci(xs, level=0.95):
-    """Distribution-free interval of the median: order statistics j, n+1-j."""
-    s = sorted(xs)
-    n = len(s)
-    alpha = (1 - level) / 2
-    cum, j = 0.0, 0
-    for k in range(n + 1):
-        p = math.comb(n, k) / 2 ** n
-        if cum + p > alpha:
-            break
-        cum += p
-        j = k + 1
-    if j < 1:
-        return s[0], s[-1]
-    return s[j - 1], s[n - j]
 
 
 def parse(path):

@@ -572,16 +572,20 @@ static s32 idle_shadow_pick_in_node(void *ctx, const struct cpumask *cpus_allowe
 static s32 idle_shadow_pick_from_online_nodes(void *ctx, const struct cpumask *cpus_allowed,
 					      int node, u64 flags);
 
+/* What the copies' pickers read: idle.c's accessors, but for the masks. */
+#define IDLE_SHADOW_READS						\
+	.smt_active		= idle_shadow_smt_active,		\
+	.nr_cpus		= idle_shadow_nr_cpu_ids,		\
+	.cpu_node		= idle_shadow_cpu_node,			\
+	.idle_cpus		= idle_shadow_cpus,			\
+	.idle_smts		= idle_shadow_smts,			\
+	.smt_mask		= idle_shadow_smt_mask,			\
+	.any_and_distribute	= idle_shadow_any_and_distribute,	\
+	.nr_nodes		= idle_shadow_nr_node_ids,		\
+	.online_nodes		= idle_shadow_online_nodes
+
 static const struct scx_idle_pick_ops idle_shadow_ops = {
-	.smt_active		= idle_shadow_smt_active,
-	.nr_cpus		= idle_shadow_nr_cpu_ids,
-	.cpu_node		= idle_shadow_cpu_node,
-	.idle_cpus		= idle_shadow_cpus,
-	.idle_smts		= idle_shadow_smts,
-	.smt_mask		= idle_shadow_smt_mask,
-	.any_and_distribute	= idle_shadow_any_and_distribute,
-	.nr_nodes		= idle_shadow_nr_node_ids,
-	.online_nodes		= idle_shadow_online_nodes,
+	IDLE_SHADOW_READS,
 	.test_and_clear_cpu	= idle_shadow_test_and_clear_cpu,
 	.pick_in_node		= idle_shadow_pick_in_node,
 	.pick_from_online_nodes	= idle_shadow_pick_from_online_nodes,
@@ -669,15 +673,7 @@ static s32 idle_walk_pick_in_node(void *ctx, const struct cpumask *cpus_allowed,
 				  int node, u64 flags);
 
 static const struct scx_idle_pick_ops idle_walk_ops = {
-	.smt_active		= idle_shadow_smt_active,
-	.nr_cpus		= idle_shadow_nr_cpu_ids,
-	.cpu_node		= idle_shadow_cpu_node,
-	.idle_cpus		= idle_shadow_cpus,
-	.idle_smts		= idle_shadow_smts,
-	.smt_mask		= idle_shadow_smt_mask,
-	.any_and_distribute	= idle_shadow_any_and_distribute,
-	.nr_nodes		= idle_shadow_nr_node_ids,
-	.online_nodes		= idle_shadow_online_nodes,
+	IDLE_SHADOW_READS,
 	.test_and_clear_cpu	= idle_walk_test_cpu,
 	.pick_in_node		= idle_walk_pick_in_node,
 	.pick_from_online_nodes	= idle_shadow_pick_from_online_nodes,	/* not called */
