@@ -309,7 +309,8 @@ SERIES_CMP_KOUT     ?= $(CACHE)/build-series-cmp
 SERIES_CMP_FRAGMENTS ?= configs/vm-base.config configs/sched-ext.config configs/series-cmp.config
 SERIES_CMP_OBJS     ?= kernel/sched/core.o kernel/sched/fair.o kernel/sched/build_policy.o \
 	kernel/sched/build_utility.o rust/helpers/helpers.o
-SERIES_ON_FRAGMENTS  ?= $(CONFIG_FRAGMENTS)
+SERIES_ON_FRAGMENTS  ?= configs/vm-base.config configs/sched-ext.config configs/sched-rust.config \
+	configs/series-on.config
 LOCK = flock $(CACHE)/build.lock
 export SERIES_DIR
 .PHONY: series series-check series-check-builds series-objcmp series-bisect series-checkpatch series-kbuild \
