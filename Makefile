@@ -405,7 +405,7 @@ series-rust-test-run:
 	scripts/series.sh am
 	git -C $(SERIES_KSRC) checkout -q -f series-am-rust
 	$(LOCK) $(MAKE) --no-print-directory series-kbuild KSRC=$(SERIES_KSRC) KOUT=$(SERIES_RUST_KOUT) \
-		CONFIG_FRAGMENTS="configs/vm-base.config configs/rust-doctests.config"
+		CONFIG_FRAGMENTS="configs/vm-base.config configs/rust-doctests.config configs/series-rust.config"
 	KSRC=$(SERIES_KSRC) KOUT=$(SERIES_RUST_KOUT) KUNIT_SUITES="$(SERIES_RUST_SUITES)" \
 		scripts/vm-kunit.sh
 
