@@ -96,7 +96,8 @@ def parse(path):
 
 
 def summarize(samples):
-    out = {"walks": len(samples)}
+    out = {"walks": len(samples),
+           "hop_differs": sum(s["hops"]["cpu"] != s["numadist"]["cpu"] for s in samples)}
     if not samples:
         return out
     for w in WALKS:
@@ -148,12 +149,12 @@ def main():
                   or s["order"]["searches"] != s["numadist"]["searches"]]
         check(not differ, f"{name}: the order and 7.3's walk differ on {len(differ)} of {len(samples)} walks"
               + (f", first: {differ[0]}" if differ else ""))
-        hop_differ = sum(s["hops"]["cpu"] != s["numadist"]["cpu"] for s in samples)
         row = {"topology": name, "nodes": head.get("nodes"), "hop_levels": head.get("hops"),
                "walks_total": head.get("walks"), "not_reached": head.get("not-reached"),
-               "calibration": calib, "hop_cpu_differs": hop_differ,
+               "calibration": calib,
                "hit": summarize([s for s in samples if s["order"]["cpu"] >= 0]),
                "miss": summarize([s for s in samples if s["order"]["cpu"] < 0])}
+        row["hop_cpu_differs"] = row["hit"]["hop_differs"] + row["miss"]["hop_differs"]
         rows.append(row)
         for kind, label in (("hit", "found a CPU"), ("miss", "none idle")):
             r = row[kind]
@@ -163,8 +164,7 @@ def main():
             ratios = [f"{r[w]['ratio']['median']:.2f} [{r[w]['ratio']['lo']:.2f}, {r[w]['ratio']['hi']:.2f}]"
                       for w in ("numadist", "hops")]
             md.append(f"| {head.get('nodes')} | {r['walks']} | {label} | {r['order']['searches']:g} | "
-                      + " | ".join(cells) + " | " + " | ".join(ratios)
-                      + f" | {sum(1 for s in samples if (s['order']['cpu'] >= 0) == (kind == 'hit') and s['hops']['cpu'] != s['numadist']['cpu'])} |")
+                      + " | ".join(cells) + " | " + " | ".join(ratios) + f" | {r['hop_differs']} |")
     text = "\n".join(md)
     print("Instructions per walk across nodes (QEMU -icount shift=0: one TSC tick per instruction),")
     print("median [10th-90th percentile]; ratios: median of the per-walk ratios [95% interval]\n")

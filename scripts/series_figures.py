@@ -121,12 +121,15 @@ def cell_value(row, spec):
     die(f"unknown part ':{part}'")
 
 
+def doc_file(source):
+    """The file and "<heading>[#N]" of a "doc:<file>:<heading>[#N]" source."""
+    path, _, spec = source[len("doc:"):].partition(":")
+    return TOP / path.strip(), spec
+
+
 def lookup(name, source, selector, what):
     if source.startswith(("bench:", "doc:")):
-        doc, spec = BENCH, source[len("bench:"):]
-        if source.startswith("doc:"):
-            path, _, spec = source[len("doc:"):].partition(":")
-            doc = TOP / path.strip()
+        doc, spec = doc_file(source) if source.startswith("doc:") else (BENCH, source[len("bench:"):])
         heading, _, nth = spec.partition("#")
         tables = tables_after(doc.read_text(encoding="utf-8"), heading)
         n = int(nth or 1)
@@ -250,14 +253,8 @@ def normalised(fig):
 
 def doc_sources():
     """The generated files that doc: figures of patches/figures read."""
-    paths = []
-    for line in FIGURES.read_text(encoding="utf-8").splitlines():
-        parts = [p.strip() for p in line.split("|")]
-        if len(parts) == 4 and parts[1].startswith("doc:"):
-            path = TOP / parts[1][len("doc:"):].partition(":")[0].strip()
-            if path not in paths:
-                paths.append(path)
-    return paths
+    return sorted({doc_file(source)[0] for source, _, _ in definitions().values()
+                   if source.startswith("doc:")})
 
 
 def check(paths, strict_allowed=False):

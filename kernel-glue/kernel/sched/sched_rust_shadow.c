@@ -789,6 +789,11 @@ static void node_walk_sample(struct idle_shadow *s, const struct scx_idle_topo *
 		return;
 	}
 	k = node_walk_taken++;
+	/* Only the kept walks are run: the others would be timed for nothing. */
+	if (k >= NODE_WALK_SAMPLES) {
+		cpumask_distribute_set_prev(cursor);
+		return;
+	}
 	for (i = 0; i < NODE_WALK_NR; i++) {
 		u64 t0, t1;
 
@@ -807,8 +812,7 @@ static void node_walk_sample(struct idle_shadow *s, const struct scx_idle_topo *
 		sample.searches[w] = min_t(unsigned int, node_walk_searches, U16_MAX);
 	}
 	cpumask_distribute_set_prev(cursor);
-	if (k < NODE_WALK_SAMPLES)
-		node_walk_samples[k] = sample;
+	node_walk_samples[k] = sample;
 }
 
 /*
