@@ -8,7 +8,11 @@ Runs COMMAND with its output passed through, and records NAME's row in
 docs/results.md: the kernel it ran on (the base's Debian version,
 KERNEL_DEB_VERSION, which the Makefile exports), the wall-clock time, the
 last "N passed, N failed" line COMMAND printed (if any), whether it
-succeeded, and the host (CPU model and online CPUs). With --sum, for a
+succeeded, and the host (CPU model and online CPUs). A run that starts
+with an empty compiler cache (no object in CCACHE_DIR, as on a fresh
+machine or a clean clone) is recorded in a row of its own, NAME (cold
+ccache), so the file keeps both the last warm and the last cold run.
+With --sum, for a
 target made of steps that each print their own tally and none an overall
 one, the sum of the tallies it printed on lines of their own instead of
 the last. The other rows stay
@@ -94,7 +98,20 @@ def record(name, seconds, status, tally):
     os.replace(tmp, RESULTS)
 
 
+def cold_ccache():
+    """True when CCACHE_DIR holds no cached object (its config aside)."""
+    top = os.environ.get("CCACHE_DIR", "")
+    if not top:
+        return False
+    for _, _, files in os.walk(top):
+        if any(f not in ("ccache.conf", "stats") for f in files):
+            return False
+    return True
+
+
 def run(name, cmd, add=False):
+    if cold_ccache():
+        name += " (cold ccache)"
     t0 = time.monotonic()
     tally = ""
     total, steps = [0, 0, 0], 0
