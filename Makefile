@@ -362,7 +362,7 @@ $(addprefix series-objcmp-,$(SERIES_OBJCMP_VARIANTS)): series-objcmp-%:
 		TOOLCHAIN=$(OBJCMP_TOOLCHAIN) SERIES_ARCH=$(OBJCMP_ARCH) \
 		SERIES_KMAKE="$(LOCK) $(MAKE) --no-print-directory -C $(TOP) series-kmake \
 			TOOLCHAIN=$(OBJCMP_TOOLCHAIN) KARCH=$(OBJCMP_ARCH)" \
-		scripts/series-objcmp.sh
+		$(RECORD) scripts/series-objcmp.sh
 # Defaults of the variants above (clang-x86_64 keeps the plain folder names).
 OBJCMP_KOUT_SUFFIX  = -$*
 OBJCMP_TOOLCHAIN    = clang
