@@ -74,6 +74,12 @@ __rust_helper const void *rust_helper_atomic_ptr_read(const void **ptr)
 	return *(const void *const volatile *)ptr;
 }
 
+/* smp_load_acquire(): on x86 a plain load and a compiler barrier. */
+__rust_helper const void *rust_helper_atomic_ptr_read_acquire(const void **ptr)
+{
+	return __atomic_load_n(ptr, __ATOMIC_ACQUIRE);
+}
+
 /*
  * rust/helpers/topology.c, for the Rust idle picker's production path
  * (sched_rust_idle_pick() and co., which read the running system), which

@@ -12,7 +12,7 @@
 //! ordered, searches and `andnot()` go word by word, and bits at and above
 //! `nbits` are ignored, as `find_next_and_bit()` ignores them.
 
-use crate::idle_pick::CpuMask;
+use crate::idle_pick::{CpuMask, IdleMask};
 use crate::steal::CpuSet;
 use crate::sync::{bit_mask, Full, Relaxed, Word};
 
@@ -66,6 +66,27 @@ impl CpuMask for Bits {
     }
 
     #[inline]
+    fn intersects(&self, other: &Self, nbits: u32) -> bool {
+        let (a, b) = cut(self, other, nbits);
+        find_and_in(a, b, 0, nbits).is_some()
+    }
+
+    #[inline]
+    fn find_next_and(&self, other: &Self, nbits: u32, from: u32) -> Option<u32> {
+        let (a, b) = cut(self, other, nbits);
+        find_and_in(a, b, from, nbits)
+    }
+}
+
+impl IdleMask for Bits {
+    type Mask = Bits;
+
+    #[inline]
+    fn as_mask(&self) -> &Bits {
+        self
+    }
+
+    #[inline]
     fn clear_cpu(&self, cpu: u32) {
         if let Some(w) = word_of(self, cpu) {
             w.andnot(bit_mask(cpu), Relaxed);
@@ -79,25 +100,13 @@ impl CpuMask for Bits {
     }
 
     #[inline]
-    fn intersects(&self, other: &Self, nbits: u32) -> bool {
-        let (a, b) = cut(self, other, nbits);
-        find_and_in(a, b, 0, nbits).is_some()
-    }
-
-    #[inline]
-    fn andnot(&self, other: &Self, _nbits: u32) {
+    fn andnot(&self, other: &Bits, _nbits: u32) {
         for (d, s) in self.iter().zip(other) {
             let s = s.load(Relaxed);
             if s != 0 {
                 d.andnot(s, Relaxed);
             }
         }
-    }
-
-    #[inline]
-    fn find_next_and(&self, other: &Self, nbits: u32, from: u32) -> Option<u32> {
-        let (a, b) = cut(self, other, nbits);
-        find_and_in(a, b, from, nbits)
     }
 }
 

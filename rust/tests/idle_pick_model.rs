@@ -272,6 +272,7 @@ impl<'a> Probe<'a> {
 
 impl Topology for Probe<'_> {
     type Mask = Bits;
+    type IdleMask = Bits;
     fn nr_cpus(&self) -> u32 {
         self.inner.nr_cpus()
     }

@@ -181,6 +181,7 @@ impl<'a> OnCpu<'a> {
 
 impl Topology for OnCpu<'_> {
     type Mask = Bits;
+    type IdleMask = Bits;
     fn nr_cpus(&self) -> u32 {
         NR_CPUS
     }

@@ -85,6 +85,8 @@ pub mod bindings {
         pub fn atomic64_fetch_andnot_relaxed(i: i64, v: *mut atomic64_t) -> i64;
         #[link_name = "rust_helper_atomic_ptr_read"]
         pub fn atomic_ptr_read(v: *mut *const ffi::c_void) -> *const ffi::c_void;
+        #[link_name = "rust_helper_atomic_ptr_read_acquire"]
+        pub fn atomic_ptr_read_acquire(v: *mut *const ffi::c_void) -> *const ffi::c_void;
         // rust/helpers/topology.c (patch 0018), for the idle picker's
         // production path, which reads the running system.
         #[link_name = "rust_helper_cpu_smt_mask"]
@@ -147,6 +149,10 @@ pub mod sync {
         /// The full ordering.
         #[derive(Clone, Copy)]
         pub struct Full;
+
+        /// The acquire ordering.
+        #[derive(Clone, Copy)]
+        pub struct Acquire;
 
         /// The orderings of a read-modify-write used here.
         pub trait RmwOrdering: Copy {
@@ -263,12 +269,33 @@ pub mod sync {
             }
         }
 
+        /// The orderings of a load.
+        pub trait LoadOrdering: Copy {
+            /// Whether it is `Acquire`.
+            const ACQUIRE: bool;
+        }
+        impl LoadOrdering for Relaxed {
+            const ACQUIRE: bool = false;
+        }
+        impl LoadOrdering for Acquire {
+            const ACQUIRE: bool = true;
+        }
+
         impl<T> Atomic<*mut T> {
-            /// `READ_ONCE()` of a pointer (`rust/helpers/atomic_ext.c`).
+            /// `READ_ONCE()` or `smp_load_acquire()` of a pointer
+            /// (`rust/helpers/atomic_ext.c`).
             #[inline(always)]
-            pub fn load(&self, _: Relaxed) -> *mut T {
+            pub fn load<O: LoadOrdering>(&self, _: O) -> *mut T {
+                let p = self.0.get().cast();
                 // SAFETY: a valid, aligned pointer (`&self`).
-                unsafe { bindings::atomic_ptr_read(self.0.get().cast()).cast_mut().cast() }
+                let v = unsafe {
+                    if O::ACQUIRE {
+                        bindings::atomic_ptr_read_acquire(p)
+                    } else {
+                        bindings::atomic_ptr_read(p)
+                    }
+                };
+                v.cast_mut().cast()
             }
         }
 
@@ -353,9 +380,14 @@ pub mod cpu {
 
         /// `cpu_smt_mask()` (patch 0025).
         #[inline]
-        pub fn smt_siblings(self) -> &'static crate::cpumask::Cpumask {
+        pub fn smt_siblings(self) -> Option<&'static crate::cpumask::Cpumask> {
+            // SAFETY: any CPU id.
+            let mask = unsafe { crate::bindings::cpu_smt_mask(self.into()) };
+            if mask.is_null() {
+                return None;
+            }
             // SAFETY: the shim's sibling masks live as long as the program.
-            unsafe { crate::cpumask::Cpumask::from_raw(crate::bindings::cpu_smt_mask(self.into())) }
+            Some(unsafe { crate::cpumask::Cpumask::from_raw(mask) })
         }
     }
 
@@ -471,23 +503,21 @@ pub mod cpumask {
             unsafe { bindings::cpumask_test_cpu(i32::from(cpu), self.as_raw()) }
         }
 
-        /// `cpumask_test_and_clear_cpu()`.
+        /// `cpumask_first()`.
         #[inline]
-        pub fn test_and_clear(&self, cpu: CpuId) -> bool {
-            // SAFETY: a valid cpumask.
-            unsafe { bindings::cpumask_test_and_clear_cpu(i32::from(cpu), self.as_raw()) }
+        pub fn first(&self) -> Option<CpuId> {
+            self.find_from(0)
         }
 
-        /// `cpumask_clear_cpu()`.
+        /// `cpumask_next()`.
         #[inline]
-        pub fn clear_atomic(&self, cpu: CpuId) {
-            // SAFETY: a valid cpumask.
-            unsafe { bindings::cpumask_clear_cpu(i32::from(cpu), self.as_raw()) };
+        pub fn next(&self, cpu: CpuId) -> Option<CpuId> {
+            self.find_from(cpu.as_u32().saturating_add(1))
         }
 
         /// The first CPU at or after `start`.
         #[inline]
-        pub fn next_set(&self, start: u32) -> Option<CpuId> {
+        fn find_from(&self, start: u32) -> Option<CpuId> {
             let nbits = nr_cpu_ids();
             if start >= nbits {
                 return None;
@@ -511,12 +541,58 @@ pub mod cpumask {
         }
 
         /// `cpumask_any_and_distribute()`.
+        ///
+        /// # Safety
+        ///
+        /// The caller does not migrate during the call (patch 0014).
         #[inline]
-        pub fn any_and_distribute(&self, other: &Cpumask) -> Option<CpuId> {
+        pub unsafe fn any_and_distribute(&self, other: &Cpumask) -> Option<CpuId> {
             // SAFETY: valid cpumasks.
             let cpu =
                 unsafe { bindings::cpumask_any_and_distribute(self.as_raw(), other.as_raw()) };
             CpuId::from_u32(cpu)
+        }
+    }
+
+    /// A cpumask the atomic bitops may update through shared references
+    /// (patch 0014).
+    #[repr(transparent)]
+    pub struct AtomicCpumask(Cpumask);
+
+    impl AtomicCpumask {
+        /// Borrows the cpumask at `ptr` for atomic writes.
+        ///
+        /// # Safety
+        ///
+        /// `ptr` is a valid, writable `struct cpumask` for `'a` whose other
+        /// writers are those the kernel's `AtomicCpumask::from_raw()` allows.
+        #[inline]
+        pub unsafe fn from_raw<'a>(ptr: *mut bindings::cpumask) -> &'a Self {
+            // SAFETY: the caller's contract.
+            unsafe { &*ptr.cast() }
+        }
+
+        /// `cpumask_test_and_clear_cpu()`.
+        #[inline]
+        pub fn test_and_clear(&self, cpu: CpuId) -> bool {
+            // SAFETY: a valid, writable cpumask.
+            unsafe { bindings::cpumask_test_and_clear_cpu(i32::from(cpu), self.as_raw()) }
+        }
+
+        /// `cpumask_clear_cpu()`.
+        #[inline]
+        pub fn clear(&self, cpu: CpuId) {
+            // SAFETY: a valid, writable cpumask.
+            unsafe { bindings::cpumask_clear_cpu(i32::from(cpu), self.as_raw()) };
+        }
+    }
+
+    impl core::ops::Deref for AtomicCpumask {
+        type Target = Cpumask;
+
+        #[inline]
+        fn deref(&self) -> &Cpumask {
+            &self.0
         }
     }
 }

@@ -195,6 +195,7 @@ impl Topo {
 
 impl Topology for Topo {
     type Mask = Bits;
+    type IdleMask = Bits;
     fn nr_cpus(&self) -> u32 {
         self.m.nr_cpus as u32
     }
@@ -259,6 +260,7 @@ impl<'a, T: Topology> OnCpu<'a, T> {
 
 impl<T: Topology> Topology for OnCpu<'_, T> {
     type Mask = T::Mask;
+    type IdleMask = T::IdleMask;
     fn nr_cpus(&self) -> u32 {
         self.inner.nr_cpus()
     }
@@ -268,7 +270,7 @@ impl<T: Topology> Topology for OnCpu<'_, T> {
     fn cpu_node(&self, cpu: u32) -> Option<i32> {
         self.inner.cpu_node(cpu)
     }
-    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_, T::Mask>> {
+    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_, T::IdleMask>> {
         self.inner.masks(node)
     }
     fn any_and_distribute(&self, a: &T::Mask, b: &T::Mask) -> Option<u32> {

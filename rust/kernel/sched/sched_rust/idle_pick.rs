@@ -75,7 +75,7 @@ pub const STATE_SMT_ACTIVE: u32 = 1 << 0;
 /// a CPU's bits then live in the masks of its node, else in the global ones.
 pub const STATE_PER_NODE: u32 = 1 << 1;
 
-/// The operations the picker performs on a mask of CPUs: idle.c's cpumask
+/// The reads the picker makes of a mask of CPUs: idle.c's cpumask
 /// operations, one method each.
 ///
 /// The picker never reads or writes a mask's memory itself: C updates the
@@ -90,6 +90,24 @@ pub const STATE_PER_NODE: u32 = 1 << 1;
 pub trait CpuMask {
     /// Whether `cpu` is in the mask: `cpumask_test_cpu()`.
     fn test_cpu(&self, cpu: u32) -> bool;
+    /// Whether `self & other` has a CPU: `cpumask_intersects()`.
+    fn intersects(&self, other: &Self, nbits: u32) -> bool;
+    /// The first CPU of `self & other` in `[from, nbits)`:
+    /// `find_next_and_bit()`.
+    fn find_next_and(&self, other: &Self, nbits: u32, from: u32) -> Option<u32>;
+}
+
+/// An idle mask, which the picker also writes: reading a mask and writing
+/// it are different capabilities, and only the idle masks have the second
+/// (the SMT sibling masks and a pick's allowed mask are [`CpuMask`]s only).
+///
+/// Every write is atomic: the kernel's is `kernel::cpumask::AtomicCpumask`,
+/// whose methods are the atomic cpumask operations.
+pub trait IdleMask {
+    /// The mask type of the reads, and of the masks the writes take.
+    type Mask: CpuMask + ?Sized;
+    /// The mask, for the reads.
+    fn as_mask(&self) -> &Self::Mask;
     /// Removes `cpu`: idle.c's `__cpumask_clear_cpu()`. The kernel's is the
     /// atomic `cpumask_clear_cpu()`, which leaves the same bits and loses no
     /// concurrent update of the word.
@@ -98,16 +116,11 @@ pub trait CpuMask {
     /// `cpumask_test_and_clear_cpu()`, atomic and fully ordered, so that
     /// exactly one of several racing callers sees it.
     fn test_and_clear_cpu(&self, cpu: u32) -> bool;
-    /// Whether `self & other` has a CPU: `cpumask_intersects()`.
-    fn intersects(&self, other: &Self, nbits: u32) -> bool;
     /// `self &= !other`: idle.c's `cpumask_andnot(self, self, other)`. The
     /// kernel's removes each CPU of `other` with the atomic
     /// `cpumask_clear_cpu()`, which leaves the same bits and loses no
     /// concurrent update of the word.
-    fn andnot(&self, other: &Self, nbits: u32);
-    /// The first CPU of `self & other` in `[from, nbits)`:
-    /// `find_next_and_bit()`.
-    fn find_next_and(&self, other: &Self, nbits: u32, from: u32) -> Option<u32>;
+    fn andnot(&self, other: &Self::Mask, nbits: u32);
 }
 
 /// The idle masks of one node, or the global ones.
@@ -133,8 +146,12 @@ impl<M: ?Sized> Copy for IdleMasks<'_, M> {}
 /// A node is `None` for the global masks (`NUMA_NO_NODE`), `Some(n)` for the
 /// masks of node `n`.
 pub trait Topology {
-    /// The type of the masks: the kernel's `Cpumask` on the running system.
+    /// The type of the masks the picker reads: the kernel's `Cpumask` on
+    /// the running system.
     type Mask: CpuMask + ?Sized;
+    /// The type of the idle masks, which the picker also writes: the
+    /// kernel's `AtomicCpumask` on the running system.
+    type IdleMask: IdleMask<Mask = Self::Mask> + ?Sized;
     /// The number of possible CPU ids (`nr_cpu_ids`); every mask has at least
     /// this many bits.
     fn nr_cpus(&self) -> u32;
@@ -145,7 +162,7 @@ pub trait Topology {
     /// none); `None` for a CPU out of range.
     fn cpu_node(&self, cpu: u32) -> Option<i32>;
     /// The idle masks of `node`; `None` for a node out of range.
-    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_, Self::Mask>>;
+    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_, Self::IdleMask>>;
     /// `cpumask_any_and_distribute(a, b)`: the first CPU of `a & b` after
     /// the rotation's cursor, wrapping around; the cursor moves to the CPU
     /// found. `None` if `a & b` has no CPU below [`Topology::nr_cpus`]; a
@@ -311,7 +328,7 @@ fn claim_found<T: Topology>(
     topo: &T,
     cpu: u32,
     node: Option<u32>,
-    masks: IdleMasks<'_, T::Mask>,
+    masks: IdleMasks<'_, T::IdleMask>,
     state: u32,
 ) -> bool {
     match claim_node(topo, cpu, state) {
@@ -332,15 +349,15 @@ fn claim_elsewhere<T: Topology>(topo: &T, cpu: u32, node: Option<u32>, state: u3
 /// The claim of `cpu` on `masks`, the masks of its node (see
 /// [`test_and_clear_cpu`]); `cpu` is below the topology's CPU count.
 #[inline(always)]
-fn claim_in<T: Topology>(topo: &T, masks: IdleMasks<'_, T::Mask>, cpu: u32, state: u32) -> bool {
+fn claim_in<T: Topology>(topo: &T, masks: IdleMasks<'_, T::IdleMask>, cpu: u32, state: u32) -> bool {
     if state & STATE_SMT_ACTIVE != 0 {
         let nbits = topo.nr_cpus();
         match topo.smt_siblings(cpu) {
-            Some(siblings) if siblings.intersects(masks.smt, nbits) => {
+            Some(siblings) if siblings.intersects(masks.smt.as_mask(), nbits) => {
                 masks.smt.andnot(siblings, nbits);
             }
             _ => {
-                if masks.smt.test_cpu(cpu) {
+                if masks.smt.as_mask().test_cpu(cpu) {
                     masks.smt.clear_cpu(cpu);
                 }
             }
@@ -382,7 +399,7 @@ pub fn pick_in_node<T: Topology>(
 fn pick_in_masks<T: Topology>(
     topo: &T,
     node: Option<u32>,
-    masks: IdleMasks<'_, T::Mask>,
+    masks: IdleMasks<'_, T::IdleMask>,
     allowed: &T::Mask,
     flags: u64,
     state: u32,
@@ -390,14 +407,14 @@ fn pick_in_masks<T: Topology>(
     loop {
         let mut cpu = None;
         if state & STATE_SMT_ACTIVE != 0 {
-            cpu = topo.any_and_distribute(masks.smt, allowed);
+            cpu = topo.any_and_distribute(masks.smt.as_mask(), allowed);
             if cpu.is_none() && flags & PICK_IDLE_CORE != 0 {
                 return -EBUSY;
             }
         }
         // An `if`, not `Option::or_else()`: LLVM left the closure a call.
         if cpu.is_none() {
-            cpu = topo.any_and_distribute(masks.cpu, allowed);
+            cpu = topo.any_and_distribute(masks.cpu.as_mask(), allowed);
         }
         let Some(cpu) = cpu else {
             return -EBUSY;

@@ -31,6 +31,7 @@ use super::idle_pick::{
     pick_in_node,
     test_and_clear_cpu,
     CpuMask,
+    IdleMask,
     IdleMasks,
     Topology,
     EBUSY,
@@ -42,6 +43,7 @@ use super::idle_pick::{
     STATE_SMT_ACTIVE, //
 };
 use super::sync::{
+    Acquire,
     Atomic,
     Relaxed, //
 };
@@ -49,7 +51,10 @@ use kernel::{
     alloc::NumaNode,
     bindings,
     cpu::CpuId,
-    cpumask::Cpumask,
+    cpumask::{
+        AtomicCpumask,
+        Cpumask, //
+    },
     ffi::{
         c_int,
         c_uint,
@@ -141,9 +146,10 @@ impl<'a> Masks<'a> {
         unsafe { bindings::_find_next_bit(online, end, node as usize) == node as usize }
     }
 
-    /// The node order at `published`, loaded as `rcu_dereference()` does:
-    /// `None` for no table. `Some` of a NULL pointer: not published at all
-    /// (no walk across nodes).
+    /// The node order at `published`, loaded as `rcu_dereference()` does,
+    /// inside the read-side critical section `_guard` proves: `None` for no
+    /// table. `Some` of a NULL pointer: not published at all (no walk across
+    /// nodes).
     ///
     /// # Safety
     ///
@@ -154,23 +160,28 @@ impl<'a> Masks<'a> {
     unsafe fn node_order(
         &self,
         published: *const *mut bindings::scx_idle_node_order,
+        _guard: &rcu::Guard,
     ) -> Option<*const bindings::scx_idle_node_order> {
         if published.is_null() {
             return Some(core::ptr::null());
         }
         // SAFETY: an aligned pointer that lives for `'a` (the caller's
         // contract), whose every other access is atomic: C stores it with
-        // `smp_store_release()` and loads it with `READ_ONCE()`
-        // (`rcu_dereference()`). `load(Relaxed)` is `READ_ONCE()`; on every
-        // architecture Rust supports, the address dependency of the reads
-        // of the table through it orders them after it, as in C.
-        let table = unsafe { Atomic::from_ptr(published.cast_mut()) }.load(Relaxed);
+        // `smp_store_release()` (`rcu_assign_pointer()`) and loads it with
+        // `READ_ONCE()` (`rcu_dereference()`).
+        //
+        // `Acquire` pairs with that release: the table's contents, written
+        // before it was published, are visible to the reads through the
+        // pointer. (C's `rcu_dereference()` gets that order from the address
+        // dependency; Rust's memory model does not promise to keep one.)
+        let table = unsafe { Atomic::from_ptr(published.cast_mut()) }.load(Acquire);
         (!table.is_null()).then_some(table.cast_const())
     }
 
     /// `node`'s row of the node order `table`: `nr_nodes` node ids; empty
-    /// for a node out of range or a NULL `table`.
-    ///
+    /// for a node out of range or a NULL `table`. The row lives as long as
+    /// `_scope`, what keeps the table: the RCU read-side critical section of
+    /// the running system, the machine of a described one.    ///
     /// # Safety
     ///
     /// `table` is NULL or points to a `struct scx_idle_node_order` whose
@@ -178,10 +189,11 @@ impl<'a> Masks<'a> {
     /// lasts (idle.c fills a table before it publishes it, and frees it an
     /// RCU grace period after it replaces it).
     #[inline]
-    unsafe fn node_order_row<'b>(
+    unsafe fn node_order_row<'b, S: ?Sized>(
         &self,
         table: *const bindings::scx_idle_node_order,
         node: u32,
+        _scope: &'b S,
     ) -> &'b [u16] {
         let n = self.topo.nr_nodes;
         if table.is_null() || node >= n {
@@ -215,9 +227,9 @@ impl System<'_> {
     }
 }
 
-/// The running system's masks are `struct cpumask`s, searched and updated
-/// by the kernel's cpumask operations (`nbits` is `nr_cpu_ids`, their
-/// width). No method reads or writes the mask's memory from Rust.
+/// The running system's masks are `struct cpumask`s, searched by the
+/// kernel's cpumask operations (`nbits` is `nr_cpu_ids`, their width). No
+/// method reads the mask's memory from Rust.
 impl CpuMask for Cpumask {
     #[inline]
     fn test_cpu(&self, cpu: u32) -> bool {
@@ -225,32 +237,8 @@ impl CpuMask for Cpumask {
     }
 
     #[inline]
-    fn clear_cpu(&self, cpu: u32) {
-        if let Some(cpu) = CpuId::from_u32(cpu) {
-            self.clear_atomic(cpu);
-        }
-    }
-
-    #[inline]
-    fn test_and_clear_cpu(&self, cpu: u32) -> bool {
-        CpuId::from_u32(cpu).is_some_and(|cpu| self.test_and_clear(cpu))
-    }
-
-    #[inline]
     fn intersects(&self, other: &Self, _nbits: u32) -> bool {
         Cpumask::intersects(self, other)
-    }
-
-    #[inline]
-    fn andnot(&self, other: &Self, _nbits: u32) {
-        // `cpumask_andnot(self, self, other)`, as the atomic removal of
-        // each CPU of `other` (an SMT core: one to eight CPUs).
-        let mut from = 0;
-        while let Some(cpu) = other.next_set(from) {
-            self.clear_atomic(cpu);
-            // `cpu < nr_cpu_ids <= u32::MAX`: no wrap.
-            from = cpu.as_u32().wrapping_add(1);
-        }
     }
 
     #[inline]
@@ -274,8 +262,43 @@ impl CpuMask for Cpumask {
     }
 }
 
+/// The running system's idle masks, written by the kernel's atomic cpumask
+/// operations only.
+impl IdleMask for AtomicCpumask {
+    type Mask = Cpumask;
+
+    #[inline(always)]
+    fn as_mask(&self) -> &Cpumask {
+        self
+    }
+
+    #[inline]
+    fn clear_cpu(&self, cpu: u32) {
+        if let Some(cpu) = CpuId::from_u32(cpu) {
+            self.clear(cpu);
+        }
+    }
+
+    #[inline]
+    fn test_and_clear_cpu(&self, cpu: u32) -> bool {
+        CpuId::from_u32(cpu).is_some_and(|cpu| self.test_and_clear(cpu))
+    }
+
+    #[inline]
+    fn andnot(&self, other: &Cpumask, _nbits: u32) {
+        // `cpumask_andnot(self, self, other)`, as the atomic removal of
+        // each CPU of `other` (an SMT core: one to eight CPUs).
+        let mut cpu = other.first();
+        while let Some(c) = cpu {
+            self.clear(c);
+            cpu = other.next(c);
+        }
+    }
+}
+
 impl Topology for System<'_> {
     type Mask = Cpumask;
+    type IdleMask = AtomicCpumask;
 
     #[inline]
     fn nr_cpus(&self) -> u32 {
@@ -284,9 +307,8 @@ impl Topology for System<'_> {
 
     #[inline]
     fn smt_siblings(&self, cpu: u32) -> Option<&Cpumask> {
-        // `cpu_smt_mask()`, which the picker passes only to `Cpumask`'s C
-        // operations.
-        Some(self.cpu(cpu)?.smt_siblings())
+        // `cpu_smt_mask()`, read only.
+        self.cpu(cpu)?.smt_siblings()
     }
 
     #[inline]
@@ -296,24 +318,35 @@ impl Topology for System<'_> {
     }
 
     #[inline]
-    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_, Cpumask>> {
+    fn masks(&self, node: Option<u32>) -> Option<IdleMasks<'_, AtomicCpumask>> {
         let masks = self.0.mask_ptrs(node)?;
         // SAFETY: on the running system, the idle masks are idle.c's
-        // `cpumask_var_t`s, valid `struct cpumask`s for `'a` (type
-        // invariant), which only `Cpumask`'s C operations access from here.
+        // `cpumask_var_t`s, writable `struct cpumask`s that live for `'a`
+        // (type invariant). Their other writers meanwhile are those
+        // `AtomicCpumask::from_raw()` allows: `update_builtin_idle()`'s
+        // `assign_cpu()` of a `cpu` mask and idle.c's claims'
+        // `cpumask_test_and_clear_cpu()` are atomic bitops;
+        // `reset_idle_masks()`'s `cpumask_clear()` runs while the scheduler
+        // is being enabled, before its picks; and the plain
+        // `cpumask_or()`/`cpumask_andnot()`/`__cpumask_clear_cpu()` of an
+        // `smt` mask in `update_builtin_idle()` and idle.c's claims race with
+        // the atomic claims by idle.c's design ("idle_smt handling is racy
+        // but that's fine as it's only for optimization and
+        // self-correcting").
         unsafe {
             Some(IdleMasks {
-                cpu: Cpumask::from_raw(masks.cpu.cast()),
-                smt: Cpumask::from_raw(masks.smt.cast()),
+                cpu: AtomicCpumask::from_raw(masks.cpu.cast()),
+                smt: AtomicCpumask::from_raw(masks.smt.cast()),
             })
         }
     }
 
     #[inline(always)]
     fn any_and_distribute(&self, a: &Cpumask, b: &Cpumask) -> Option<u32> {
-        // lib/cpumask.c's function, with this CPU's cursor, which idle.c's
-        // picks share with every caller on the CPU.
-        let cpu = a.any_and_distribute(b)?.as_u32();
+        // SAFETY: lib/cpumask.c's function, with this CPU's cursor, which
+        // idle.c's picks share with every caller on the CPU; the picks do not
+        // migrate (the exports' contract).
+        let cpu = unsafe { a.any_and_distribute(b) }?.as_u32();
         (cpu < self.0.topo.nr_cpus).then_some(cpu)
     }
 
@@ -344,15 +377,15 @@ impl Topology for System<'_> {
     fn with_node_order<R>(&self, node: u32, walk: impl FnOnce(Option<&[u16]>) -> R) -> R {
         // As `pick_idle_cpu_from_online_nodes()`: the table is read under
         // the RCU read lock, which the guard holds until `walk` returns.
-        let _guard = rcu::read_lock();
+        let guard = rcu::read_lock();
         // SAFETY: `node_order` is NULL or points to idle.c's
         // `scx_idle_node_order`, which C writes with `rcu_replace_pointer()`
         // and which lives as long as the kernel (type invariant).
-        let table = unsafe { self.0.node_order(self.0.topo.node_order) };
+        let table = unsafe { self.0.node_order(self.0.topo.node_order, &guard) };
         // SAFETY: a published table has `nr_nodes²` entries, filled before
         // it was published and freed only an RCU grace period after it is
         // replaced, which cannot end while the guard is held.
-        walk(table.map(|table| unsafe { self.0.node_order_row(table, node) }))
+        walk(table.map(|table| unsafe { self.0.node_order_row(table, node, &guard) }))
     }
 }
 
@@ -442,7 +475,10 @@ pub unsafe extern "C" fn sched_rust_idle_test_and_clear_cpu(
 /// # Safety
 ///
 /// As for [`sched_rust_idle_test_and_clear_cpu`]; in addition, if not NULL,
-/// `cpus_allowed` is a `struct cpumask` live for the call.
+/// `cpus_allowed` is a `struct cpumask` live for the call, and the caller
+/// does not migrate to another CPU during the call (preemption, migration or
+/// interrupts disabled), as idle.c's pickers require of theirs:
+/// `cpumask_any_and_distribute()` updates the running CPU's cursor.
 #[export]
 pub unsafe extern "C" fn sched_rust_idle_pick_in_node(
     topo: *const bindings::scx_idle_topo,
@@ -515,6 +551,46 @@ pub mod machine {
         }
 
         #[inline]
+        fn intersects(&self, other: &Self, nbits: u32) -> bool {
+            let nbits = nbits.min(bits_in(self).min(bits_in(other)));
+            // SAFETY: both have at least `nbits` bits, which
+            // `__bitmap_intersects()` reads.
+            unsafe { bindings::__bitmap_intersects(bits_ptr(self), bits_ptr(other), nbits) }
+        }
+
+        #[inline]
+        fn find_next_and(&self, other: &Self, nbits: u32, from: u32) -> Option<u32> {
+            let nbits = nbits.min(bits_in(self).min(bits_in(other)));
+            if from >= nbits {
+                return None;
+            }
+            // SAFETY: both have at least `nbits` bits, which
+            // `_find_next_and_bit()` reads.
+            let found = unsafe {
+                bindings::_find_next_and_bit(
+                    bits_ptr(self),
+                    bits_ptr(other),
+                    nbits as usize,
+                    from as usize,
+                )
+            };
+            u32::try_from(found).ok().filter(|&cpu| cpu < nbits)
+        }
+    }
+
+    /// A described machine's idle masks: the writes are C's atomic bitops,
+    /// as for the running system's. (Its masks may be wider than
+    /// `nr_cpu_ids`, so `AtomicCpumask`, whose CPUs are `CpuId`s, cannot
+    /// address them.)
+    impl IdleMask for MachineBits {
+        type Mask = MachineBits;
+
+        #[inline(always)]
+        fn as_mask(&self) -> &MachineBits {
+            self
+        }
+
+        #[inline]
         fn clear_cpu(&self, cpu: u32) {
             if cpu >= bits_in(self) {
                 return;
@@ -540,15 +616,7 @@ pub mod machine {
         }
 
         #[inline]
-        fn intersects(&self, other: &Self, nbits: u32) -> bool {
-            let nbits = nbits.min(bits_in(self).min(bits_in(other)));
-            // SAFETY: both have at least `nbits` bits, which
-            // `__bitmap_intersects()` reads.
-            unsafe { bindings::__bitmap_intersects(bits_ptr(self), bits_ptr(other), nbits) }
-        }
-
-        #[inline]
-        fn andnot(&self, other: &Self, nbits: u32) {
+        fn andnot(&self, other: &MachineBits, nbits: u32) {
             // The atomic removal of each CPU of `other`, as for the running
             // system's masks.
             let mut from = 0;
@@ -556,25 +624,6 @@ pub mod machine {
                 self.clear_cpu(cpu);
                 from = cpu.wrapping_add(1);
             }
-        }
-
-        #[inline]
-        fn find_next_and(&self, other: &Self, nbits: u32, from: u32) -> Option<u32> {
-            let nbits = nbits.min(bits_in(self).min(bits_in(other)));
-            if from >= nbits {
-                return None;
-            }
-            // SAFETY: both have at least `nbits` bits, which
-            // `_find_next_and_bit()` reads.
-            let found = unsafe {
-                bindings::_find_next_and_bit(
-                    bits_ptr(self),
-                    bits_ptr(other),
-                    nbits as usize,
-                    from as usize,
-                )
-            };
-            u32::try_from(found).ok().filter(|&cpu| cpu < nbits)
         }
     }
 
@@ -641,6 +690,7 @@ pub mod machine {
 
     impl<'a> Topology for Machine<'a> {
         type Mask = MachineBits;
+        type IdleMask = MachineBits;
 
         #[inline]
         fn nr_cpus(&self) -> u32 {
@@ -729,13 +779,24 @@ pub mod machine {
 
         #[inline]
         fn with_node_order<R>(&self, node: u32, walk: impl FnOnce(Option<&[u16]>) -> R) -> R {
-            // SAFETY: `node_order` is NULL or points to the machine's
-            // pointer to its table, which its owner replaces only between
-            // picks (`Machine::new()`), so no RCU is needed.
-            let table = unsafe { self.masks.node_order(self.m.topo.node_order) };
+            // `node_order` is NULL or points to the machine's pointer to its
+            // table, which its owner replaces only between picks
+            // (`Machine::new()`), so no RCU is needed.
+            let published = self.m.topo.node_order;
+            let table = if published.is_null() {
+                Some(core::ptr::null())
+            } else {
+                // SAFETY: an aligned pointer that lives for `'a`; its owner
+                // replaces it only between picks (`Machine::new()`), so the
+                // table it points to was written before the pick started and
+                // no ordering is needed.
+                let t = unsafe { Atomic::from_ptr(published.cast_mut()) }.load(Relaxed);
+                (!t.is_null()).then_some(t.cast_const())
+            };
             // SAFETY: the machine's table has `nr_nodes²` entries, not
-            // written while pickers run (`Machine::new()`).
-            walk(table.map(|table| unsafe { self.masks.node_order_row(table, node) }))
+            // written while pickers run (`Machine::new()`), for as long as
+            // the machine is borrowed.
+            walk(table.map(|table| unsafe { self.masks.node_order_row(table, node, self) }))
         }
     }
 

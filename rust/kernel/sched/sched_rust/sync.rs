@@ -18,8 +18,12 @@
 //!   walk), `set_bit()`, `clear_bit()`;
 //! - a described machine's cursor: Rust `load(Relaxed)`,
 //!   `store(v, Relaxed)`; C `READ_ONCE()`, `WRITE_ONCE()`;
-//! - idle.c's node-order pointer: Rust `load(Relaxed)`; C
-//!   `rcu_assign_pointer()`, `rcu_dereference()`.
+//! - idle.c's node-order pointer: Rust `load(Acquire)` under
+//!   `rcu::read_lock()`; C `rcu_assign_pointer()`, `rcu_dereference()`.
+//!   Acquire, not Relaxed: `rcu_dereference()` orders the reads through the
+//!   pointer by their address dependency, which C's compilers are kept from
+//!   breaking (`READ_ONCE()`, the kernel's rules for dependencies) and
+//!   Rust's memory model does not promise to keep.
 //!
 //! A sparsemask is memory the series owns: `sparsemask_init()` writes it
 //! before it is published, and from then on only the bitops above write its
@@ -35,6 +39,7 @@
 //! two lib/find_bit.c searches they make on one.
 
 pub(crate) use kernel::sync::atomic::{
+    Acquire,
     Atomic,
     Relaxed, //
 };
