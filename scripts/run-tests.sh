@@ -20,6 +20,9 @@
 #   panics      scripts/check-panics.sh on the Rust object (counts as one)
 #   clippy-kernel  clippy-driver on our crate with the kernel's flags and lints,
 #               as make CLIPPY=1 runs it (make clippy-kernel; counts as one)
+#   compile-fail  the rust/kernel examples that must not compile (a shared
+#               Cpumask cannot write), compiled against the kernel crate,
+#               and a control that must (scripts/compile_fail.py; each counts)
 #   checkpatch  checkpatch.pl --strict on every patch and new C file against
 #               scripts/checkpatch-accepted.txt (make checkpatch; each file)
 #   kunit       the KUnit suites in the VM (each test case counts)
@@ -140,6 +143,11 @@ if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; 
 	count_tally upstream-bodies "$logs/upstream-bodies.log" "$rc"
 	if run_step clippy-kernel "$logs/clippy-kernel.log" "$top/scripts/clippy-kernel.sh"; then rc=0; else rc=1; fi
 	count_tally clippy-kernel "$logs/clippy-kernel.log" $rc
+	# The rust/kernel patches' examples that must not compile (read-only
+	# Cpumask), which the kernel's doctests cannot check.
+	if run_step compile-fail "$logs/compile-fail.log" "$top/scripts/compile_fail.py" \
+		rust/kernel/cpumask.rs; then rc=0; else rc=1; fi
+	count_tally compile-fail "$logs/compile-fail.log" $rc
 	if run_step kunit "$logs/kunit.log" env VM_EXTRA="${STEAL_GUEST:?}" "$top/scripts/vm-kunit.sh"; then rc=0; else rc=1; fi
 	count_tally kunit "$logs/kunit.log" $rc	# rc: crash, timeout, missing suite
 	ktap_json kunit "$CACHE/vm/dmesg.txt"

@@ -349,7 +349,12 @@ fn claim_elsewhere<T: Topology>(topo: &T, cpu: u32, node: Option<u32>, state: u3
 /// The claim of `cpu` on `masks`, the masks of its node (see
 /// [`test_and_clear_cpu`]); `cpu` is below the topology's CPU count.
 #[inline(always)]
-fn claim_in<T: Topology>(topo: &T, masks: IdleMasks<'_, T::IdleMask>, cpu: u32, state: u32) -> bool {
+fn claim_in<T: Topology>(
+    topo: &T,
+    masks: IdleMasks<'_, T::IdleMask>,
+    cpu: u32,
+    state: u32,
+) -> bool {
     if state & STATE_SMT_ACTIVE != 0 {
         let nbits = topo.nr_cpus();
         match topo.smt_siblings(cpu) {
