@@ -213,7 +213,26 @@ impl<'a> Masks<'a> {
 }
 
 /// The running system, as idle.c reads it.
+///
+/// # Invariants
+///
+/// The task that holds it does not migrate to another CPU while it lives
+/// (preemption, migration or interrupts disabled), as
+/// `cpumask_any_and_distribute()` requires.
 struct System<'a>(Masks<'a>);
+
+impl<'a> System<'a> {
+    /// The running system, with the masks of `masks`.
+    ///
+    /// # Safety
+    ///
+    /// The caller does not migrate to another CPU while the result lives.
+    #[inline(always)]
+    unsafe fn new(masks: Masks<'a>) -> Self {
+        // INVARIANT: the caller's contract.
+        Self(masks)
+    }
+}
 
 impl System<'_> {
     /// `cpu` as a CPU of the running system (below `nr_cpu_ids`), if the
@@ -322,17 +341,12 @@ impl Topology for System<'_> {
         let masks = self.0.mask_ptrs(node)?;
         // SAFETY: on the running system, the idle masks are idle.c's
         // `cpumask_var_t`s, writable `struct cpumask`s that live for `'a`
-        // (type invariant). Their other writers meanwhile are those
-        // `AtomicCpumask::from_raw()` allows: `update_builtin_idle()`'s
-        // `assign_cpu()` of a `cpu` mask and idle.c's claims'
-        // `cpumask_test_and_clear_cpu()` are atomic bitops;
-        // `reset_idle_masks()`'s `cpumask_clear()` runs while the scheduler
-        // is being enabled, before its picks; and the plain
-        // `cpumask_or()`/`cpumask_andnot()`/`__cpumask_clear_cpu()` of an
-        // `smt` mask in `update_builtin_idle()` and idle.c's claims race with
-        // the atomic claims by idle.c's design ("idle_smt handling is racy
-        // but that's fine as it's only for optimization and
-        // self-correcting").
+        // (type invariant). Every other writer of them meanwhile is an
+        // atomic bitop: `update_builtin_idle()`'s `assign_cpu()` of a
+        // `cpu` mask and, in this build, its `idle_smts_or()`/
+        // `idle_smts_andnot()` of an `smt` mask and `reset_idle_masks()`'s
+        // `idle_mask_clear()` (`cpumask_set_cpu()`/`cpumask_clear_cpu()` of
+        // each CPU); idle.c's own claims are this picker's.
         unsafe {
             Some(IdleMasks {
                 cpu: AtomicCpumask::from_raw(masks.cpu.cast()),
@@ -344,8 +358,8 @@ impl Topology for System<'_> {
     #[inline(always)]
     fn any_and_distribute(&self, a: &Cpumask, b: &Cpumask) -> Option<u32> {
         // SAFETY: lib/cpumask.c's function, with this CPU's cursor, which
-        // idle.c's picks share with every caller on the CPU; the picks do not
-        // migrate (the exports' contract).
+        // idle.c's picks share with every caller on the CPU; the task does
+        // not migrate while `self` lives (type invariant).
         let cpu = unsafe { a.any_and_distribute(b) }?.as_u32();
         (cpu < self.0.topo.nr_cpus).then_some(cpu)
     }
@@ -422,7 +436,9 @@ unsafe fn system_args<'a>(
     // `scx_bpf_get_idle_cpumask()`), and the picker only passes it to
     // `Cpumask`'s C operations.
     let allowed = unsafe { Cpumask::from_raw(cpus_allowed) };
-    Some((System(masks), allowed, to_node(node)?))
+    // SAFETY: the caller does not migrate during the call (its contract).
+    let system = unsafe { System::new(masks) };
+    Some((system, allowed, to_node(node)?))
 }
 
 /// Claims `cpu`: `scx_idle_test_and_clear_cpu()`. With
@@ -445,7 +461,11 @@ unsafe fn system_args<'a>(
 /// `topo` is NULL or points to idle.c's `struct scx_idle_topo` (see
 /// `kernel/sched/sched_rust.h`), or to one of the same masks' copies that
 /// lives for the call; `cpu`, if in `[0, nr_cpus)`, is a possible CPU, as
-/// for idle.c's function (its kfunc callers check it).
+/// for idle.c's function (its kfunc callers check it); the caller does not
+/// migrate to another CPU during the call (preemption, migration or
+/// interrupts disabled), as for idle.c's callers: BPF programs run with
+/// migration disabled, and the scheduler's own with the runqueue or
+/// `pi_lock` held.
 #[export]
 pub unsafe extern "C" fn sched_rust_idle_test_and_clear_cpu(
     topo: *const bindings::scx_idle_topo,
@@ -456,7 +476,9 @@ pub unsafe extern "C" fn sched_rust_idle_test_and_clear_cpu(
     let (Some(masks), Some(cpu)) = (unsafe { Masks::new(topo) }, CpuId::from_i32(cpu)) else {
         return false;
     };
-    test_and_clear_cpu(&System(masks), cpu.as_u32(), state)
+    // SAFETY: the caller does not migrate during the call (its contract).
+    let system = unsafe { System::new(masks) };
+    test_and_clear_cpu(&system, cpu.as_u32(), state)
 }
 
 /// Picks and claims an idle CPU of `cpus_allowed` in the masks of `node`
