@@ -24,8 +24,8 @@ import subprocess
 import sys
 import tempfile
 
-KSRC = os.environ["KSRC"]
-KOUT = os.environ["KOUT"]
+KSRC = os.environ.get("KSRC") or sys.exit("compile_fail: KSRC is not set (make sets it)")
+KOUT = os.environ.get("KOUT") or sys.exit("compile_fail: KOUT is not set (make sets it)")
 RUSTC = os.environ.get("RUSTC", "/usr/bin/rustc")
 CMDFILE = os.path.join(KOUT, "kernel/sched/.sched_rust.o.cmd")
 
@@ -69,6 +69,11 @@ def compile_crate(cmd, src, tmp):
     with open(crate, "w") as f:
         f.write("#![allow(dead_code, unused_imports)]\nuse kernel::prelude::*;\n" + src)
     words = shlex.split(cmd)
+    env = dict(os.environ, RUSTC_BOOTSTRAP="1")
+    # Leading VAR=value words are the command's environment (OBJTREE=...).
+    while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]):
+        k, v = words.pop(0).split("=", 1)
+        env[k] = v
     out = []
     for w in words:
         if w.startswith("--emit=") or w.endswith("sched_rust.rs"):
@@ -89,7 +94,6 @@ def compile_crate(cmd, src, tmp):
         argv.append(w)
     argv += ["--crate-name", "compile_fail_example", "--crate-type", "lib",
              f"--emit=metadata={tmp}/example.rmeta", "--error-format=json", crate]
-    env = dict(os.environ, RUSTC_BOOTSTRAP="1")
     p = subprocess.run(argv, cwd=KOUT, env=env, capture_output=True, text=True)
     codes = set(re.findall(r'"code":\{"code":"(E\d{4})"', p.stderr))
     return p.returncode, codes, p.stderr
