@@ -527,8 +527,9 @@ RUSTC_MIN = RUSTC=$(RUSTC_MIN_DIR)/bin/rustc RUSTDOC=$(RUSTC_MIN_DIR)/bin/rustdo
 .PHONY: rust-doctests
 # The VM kernel with CONFIG_RUST_KERNEL_DOCTESTS, in its own build folder,
 # and one boot: every doctest of the kernel crate runs as a KUnit case
-# (rust_doctests_kernel), the examples of patches 0011, 0013 and 0014
-# among them, beside make test's suites. Recorded in docs/results.md.
+# (rust_doctests_kernel), the examples of patches 0011, 0013, 0014 and
+# 0025 among them, beside make test's suites, on a preemptible kernel with
+# DEBUG_PREEMPT. Recorded in docs/results.md.
 rust-doctests: apply
 	$(RECORD) $(MAKE) --no-print-directory rust-doctests-run
 .PHONY: rust-doctests-run
