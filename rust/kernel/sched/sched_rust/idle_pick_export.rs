@@ -916,8 +916,8 @@ pub mod machine {
     /// # Safety
     ///
     /// If not NULL, `distance` and `order` point to `nr_nodes²` entries
-    /// each, live for the call, and `order` is not accessed by anyone else
-    /// meanwhile.
+    /// each, live for the call; nobody writes `distance` meanwhile, and
+    /// `order` is not accessed by anyone else meanwhile.
     #[export]
     pub unsafe extern "C" fn sched_rust_idle_build_node_order(
         distance: *const c_uint,
