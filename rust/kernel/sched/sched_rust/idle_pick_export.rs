@@ -181,7 +181,8 @@ impl<'a> Masks<'a> {
     /// `node`'s row of the node order `table`: `nr_nodes` node ids; empty
     /// for a node out of range or a NULL `table`. The row lives as long as
     /// `_scope`, what keeps the table: the RCU read-side critical section of
-    /// the running system, the machine of a described one.    ///
+    /// the running system, the machine of a described one.
+    ///
     /// # Safety
     ///
     /// `table` is NULL or points to a `struct scx_idle_node_order` whose
