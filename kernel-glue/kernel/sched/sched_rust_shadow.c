@@ -906,6 +906,16 @@ static void idle_shadow_copy_bits(unsigned long *dst, const unsigned long *src,
 	/* Other CPUs write the masks meanwhile: each word read once. */
 	for (i = 0; i < BITS_TO_LONGS(nbits); i++)
 		dst[i] = READ_ONCE(src[i]);
+	/*
+	 * Only the mask: the bits of its last word past @nbits are not part of
+	 * it. They need not be zero: idle.c allocates the masks without
+	 * zeroing them, and with CONFIG_SCHED_RUST_IDLE_PICK its own updates
+	 * are bit-wise, so nothing clears those bits. C's claim zeroes them
+	 * (cpumask_andnot() of a core) where Rust's bit-wise removal leaves
+	 * them: the same mask, different words.
+	 */
+	if (nbits % BITS_PER_LONG)
+		dst[nbits / BITS_PER_LONG] &= BITMAP_LAST_WORD_MASK(nbits);
 }
 
 /* The masks a pick reads, into C's copy, then Rust's; the allowed mask. */
