@@ -347,7 +347,11 @@ impl Topology for System<'_> {
         // `cpu` mask and, in this build, its `idle_smts_or()`/
         // `idle_smts_andnot()` of an `smt` mask and `reset_idle_masks()`'s
         // `idle_mask_clear()` (`cpumask_set_cpu()`/`cpumask_clear_cpu()` of
-        // each CPU); idle.c's own claims are this picker's.
+        // each CPU). idle.c's own claims are this picker's; in a kernel
+        // that can switch pickers (`CONFIG_SCHED_RUST_SWITCH`), C's claim,
+        // a plain writer of an `smt` mask, never runs beside this one:
+        // `scx_idle_enable()` latches the picker of a scheduler, and grace
+        // periods separate the picks of one scheduler from the next's.
         unsafe {
             Some(IdleMasks {
                 cpu: AtomicCpumask::from_raw(masks.cpu.cast()),

@@ -55,7 +55,11 @@ const _: () = {
 /// wrote, returning 0 (or a copy of such a header: the shadow check copies
 /// the live mask's header into its own before each use, never while it is
 /// borrowed), in an allocation of `sparsemask_size(nelems, density)` bytes,
-/// which stays allocated for `'a`. While borrowed, the header is not
+/// which stays allocated for `'a`. That write happens before the call: for
+/// a mask published with RCU, the caller loaded its pointer with acquire
+/// ordering (`smp_load_acquire()`, as fair.c's `rq_overload_cpus()` does),
+/// not only with `rcu_dereference()`, whose address dependency Rust's
+/// compiler does not promise to keep. While borrowed, the header is not
 /// written and its words are written only atomically: by the
 /// `set_bit()`/`clear_bit()` of the C sparsemask (`sparsemask.h`) and by
 /// the core's `Atomic::or()`/`andnot()`, the operations those bitops are
