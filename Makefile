@@ -154,6 +154,7 @@ help:
 	@echo "  fuzz fuzz-short loom libFuzzer targets (FUZZ_SECONDS each), 20 s each, loom"
 	@echo "  lint                 clippy-kernel (kernel clippy on our crate) + checkpatch"
 	@echo "  clippy rustfmt rustfmtcheck workload-check"
+	@echo "  rust-analyzer        rust-project.json for an editor opened at the kernel source"
 	@echo "Kernel variants, each in its own build folder (the variant.* table; make kernel-<name>"
 	@echo "builds one alone):"
 	@echo "  maxsmp               MAXSMP/NR_CPUS=8192/CPUMASK_OFFSTACK: KUnit, steal checks, selftests"
@@ -265,6 +266,19 @@ checkpatch: kernel-src
 	scripts/checkpatch.py
 
 lint: clippy-kernel checkpatch
+
+# rust-project.json for rust-analyzer: the kernel's own target on the
+# patched build (patch 0028 lists crates outside samples/ and drivers/,
+# the scheduler crate among them), linked from the kernel source, where an
+# editor opened there finds it; then the check that the scheduler crate is
+# in it with the kernel crate as a dependency (make test runs it too).
+.PHONY: rust-analyzer
+rust-analyzer:
+	@[ -f $(KOUT)/include/generated/rustc_cfg ] || \
+		{ echo "rust-analyzer: no configured kernel in $(KOUT): make build first" >&2; exit 1; }
+	$(KMAKE) rust-analyzer
+	ln -sf $(KOUT)/rust-project.json $(KSRC)/rust-project.json
+	scripts/rust_project_check.py $(KSRC)/rust-project.json
 
 # What moving to another Debian kernel would cost (scripts/rebase-check.sh):
 # the series applied with patch(1) to the newest linux-source-X.Y any suite

@@ -23,6 +23,9 @@
 #   compile-fail  the rust/kernel examples that must not compile (a shared
 #               Cpumask cannot write), compiled against the kernel crate,
 #               and a control that must (scripts/compile_fail.py; each counts)
+#   rust-analyzer  make rust-analyzer: rust-project.json lists the scheduler
+#               crate with the kernel's cfgs and the kernel crate
+#               (scripts/rust_project_check.py; each check counts)
 #   checkpatch  checkpatch.pl --strict on every patch and new C file against
 #               scripts/checkpatch-accepted.txt (make checkpatch; each file)
 #   kunit       the KUnit suites in the VM (each test case counts)
@@ -148,6 +151,10 @@ if run_step kernel "$logs/build.log" make -C "$top" --no-print-directory build; 
 	if run_step compile-fail "$logs/compile-fail.log" "$top/scripts/compile_fail.py" \
 		rust/kernel/cpumask.rs; then rc=0; else rc=1; fi
 	count_tally compile-fail "$logs/compile-fail.log" $rc
+	# What an editor sees: the scheduler crate in rust-project.json.
+	if run_step rust-analyzer "$logs/rust-analyzer.log" make -C "$top" --no-print-directory \
+		rust-analyzer; then rc=0; else rc=1; fi
+	count_tally rust-analyzer "$logs/rust-analyzer.log" $rc
 	if run_step kunit "$logs/kunit.log" env VM_EXTRA="${STEAL_GUEST:?}" "$top/scripts/vm-kunit.sh"; then rc=0; else rc=1; fi
 	count_tally kunit "$logs/kunit.log" $rc	# rc: crash, timeout, missing suite
 	ktap_json kunit "$CACHE/vm/dmesg.txt"
