@@ -174,7 +174,7 @@ help:
 	@echo "  rust-doctests        the kernel crate's doctests (the rust/kernel patches' examples), KUnit"
 	@echo "  uml-inline-helpers   RUST_INLINE_HELPERS on UML, both link modes: kunit.py run --arch=um"
 	@echo "Benchmarks:"
-	@echo "  bench                bench-workload + bench-uml + bench-userspace -> docs/benchmarks.md"
+	@echo "  bench                bench-workload + bench-uml + bench-userspace -> docs/bench-results.md"
 	@echo "  bench-workload       hackbench, wakeup latency: a C-helpers and a Rust-helpers UML kernel"
 	@echo "  bench-uml            the in-kernel C-vs-Rust microbenchmark in a UML kernel"
 	@echo "                       (UM_BENCH_VARIANTS: base gcc helpers-inline inline)"
@@ -298,7 +298,7 @@ rebase-check: deps
 # top of them all), each numbered from 1 in $(SERIES_DIR)/out/<name> with
 # its cover letter (patches/cover-letter*.txt) and get_maintainer.pl
 # recipients, the messages' figures filled from docs/results.md and
-# docs/benchmarks.md (patches/figures) and checked. The identities come only from SERIES_SIGNOFF (the
+# docs/bench-results.md (patches/figures) and checked. The identities come only from SERIES_SIGNOFF (the
 # sign-off, committer and sender), SERIES_FROM (the author of the project's
 # own patches) and SERIES_MAINTAINER (the MAINTAINERS M: line), each
 # "Name <address>", make variables or environment; make series stops without
@@ -866,15 +866,16 @@ bench-workload-narrow: bench-workload-build
 
 # make bench: the workloads (C build vs Rust build), the UML kernels' figures
 # (and their calls per operation from the objects, docs/hotpath-costs-uml.md)
-# and the userspace replica's, rendered into docs/benchmarks.md (between its
-# bench-report markers) and the charts docs/benchmarks-workload.png and
-# docs/benchmarks.png (scripts/bench_report.py). Not part of make test.
+# and the userspace replica's, rendered into docs/bench-results.md (between
+# its bench-report markers; docs/benchmarks.md says how to read them) and the
+# charts docs/benchmarks-workload.png and docs/benchmarks.png
+# (scripts/bench_report.py). Not part of make test.
 bench: UM_BENCH_VARIANTS = base gcc helpers-inline inline
 bench: bench-workload bench-uml bench-userspace
 	scripts/hotpath_costs.py --out docs/hotpath-costs-uml.md \
 		$(foreach v,$(UM_BENCH_VARIANTS),$(call um_bench_kout,$(v)))
 	cp $(BENCH_OUT)/workload.png docs/benchmarks-workload.png
-	/usr/bin/python3 scripts/bench_report.py render --doc docs/benchmarks.md \
+	/usr/bin/python3 scripts/bench_report.py render --doc docs/bench-results.md \
 		--png docs/benchmarks.png --uml $(BENCH_OUT)/uml.jsonl \
 		--userspace $(BENCH_USERSPACE_OUT).jsonl \
 		--workload $(BENCH_OUT)/workload.md --workload-png docs/benchmarks-workload.png

@@ -66,4 +66,4 @@ step "C-vs-Rust comparison" "$top/scripts/print-comparison.sh"
 summary
 printf '\nC-vs-Rust charts: workloads %s, per operation %s\n' \
 	"${BENCH_OUT:?}/workload.png" "$BENCH_OUT/comparison.png"
-printf 'make bench: every platform and topology, in docs/benchmarks.md and docs/benchmarks.png\n'
+printf 'make bench: every platform and topology, in docs/bench-results.md and docs/benchmarks.png\n'

@@ -295,7 +295,7 @@ $(diff <(echo "$listed") <(echo "$named") || true)"
 	! grep -rlE '@(FIG|SUBJECT):[^@]*@' "$out" || die "a posted file still carries a @FIG:...@ or @SUBJECT:...@ placeholder (above)"
 	# Every figure of a cover letter or commit message is in a results file.
 	"$top/scripts/series_figures.py" check "$out"/*/*.patch ||
-		die "a posted message quotes a figure that docs/results.md and docs/benchmarks.md do not hold (above): take it from them with @FIG:name@ (patches/figures) or, for a number that is no measurement, justify it in patches/figures-allowed"
+		die "a posted message quotes a figure that docs/results.md and docs/bench-results.md do not hold (above): take it from them with @FIG:name@ (patches/figures) or, for a number that is no measurement, justify it in patches/figures-allowed"
 	log "not posted (make apply only): ${local_patches[*]}"
 }
 

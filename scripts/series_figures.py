@@ -17,7 +17,7 @@ look-up in a generated results file:
   name | re:<file> | <regular expression with one group> | -
 
 bench: the N-th (default first) table after the "### <heading>" of
-docs/benchmarks.md (doc:, of another generated file: docs/node-walk.md,
+docs/bench-results.md (doc:, of another generated file: docs/node-walk.md,
 by make node-walk); the rows whose cells equal the given ones (no
 selector, "-": every row). <what>: a column's cell (one row must match),
 "<Column>:median" (the cell's first number), "<Column>:low" and
@@ -31,7 +31,7 @@ check: in each file, the message text (a patch file's header and message up
 to its "---" line, a cover letter's up to its shortlog; a plain file whole)
 is searched for figures: numbers with a decimal point, with a unit (x, %,
 us, µs, ns, ms, s, min, KiB, MiB, GiB) or with thousands separators. Each
-must appear, as written, in docs/results.md or docs/benchmarks.md (their
+must appear, as written, in docs/results.md or docs/bench-results.md (their
 generated tables), or match an entry of patches/figures-allowed:
 
   <number or re:<regular expression>> | <file glob> | <why it is no measurement>
@@ -49,7 +49,7 @@ import sys
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parent.parent
-BENCH = TOP / "docs" / "benchmarks.md"
+BENCH = TOP / "docs" / "bench-results.md"
 RESULTS = TOP / "docs" / "results.md"
 FIGURES = TOP / "patches" / "figures"
 ALLOWED = TOP / "patches" / "figures-allowed"
