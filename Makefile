@@ -930,8 +930,8 @@ scx-soak: scx-scheds-build
 scx-mutant: scx-selftests-build scx-scheds-build
 	scripts/scx-mutant.sh
 
-# CPUs and whole NUMA nodes offline and online under load (issue 60;
-# scripts/hotplug-stress.sh, docs/testing.md): one boot of the 2-node SMT
+# CPUs and whole NUMA nodes offline and online under load
+# (scripts/hotplug-stress.sh, docs/testing.md): one boot of the 2-node SMT
 # guest (8 vCPUs) and one of a 4-node ring (16 vCPUs), each running
 # HOTPLUG_ROUNDS rounds of guest-tests/hotplug-stress-guest.sh: a random set
 # of CPUs holding a whole node goes offline and comes back while hackbench
@@ -992,7 +992,7 @@ kcsan-upstream-run:
 		CONFIG_FRAGMENTS="$(KCSAN_UPSTREAM_FRAGMENTS)" KCSAN_SANITIZE_build_policy.o=y
 	KOUT=$(KCSAN_UPSTREAM_KOUT) scripts/kcsan-upstream.sh
 
-# node-walk (scripts/node-walk.sh; issue 59): patch 0008's cached node order
+# node-walk (scripts/node-walk.sh): patch 0008's cached node order
 # against 7.3's for_each_node_numadist() walk and a walk by the scheduler's
 # hop masks, on the picks of a per-node BPF scheduler (NODE_WALK_SCHED,
 # scx_cosmos) under load, counted in instructions (QEMU -icount shift=0;

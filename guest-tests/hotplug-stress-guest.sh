@@ -4,7 +4,7 @@
 # Runs inside the guest (scripts/hotplug-stress.sh through scripts/vm-kunit.sh's
 # VM_EXTRA): CPUs and whole NUMA nodes go offline and online under load,
 # with a sched_ext scheduler attached, stealing on and the shadow check
-# comparing every call (issue 60).
+# comparing every call.
 # Usage: hotplug-stress-guest.sh OUTDIR
 #
 # For each of HOTPLUG_ROUNDS rounds (a seeded pseudo-random sequence,

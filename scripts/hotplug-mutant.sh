@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make hotplug-mutant: does the hotplug stress catch a node order that is
-# not rebuilt when a node goes offline? Plants the fault of issue 60 in the
+# not rebuilt when a node goes offline? Plants that fault in the
 # tree's kernel/sched/topology.c (patch 0008's call of
 # scx_idle_update_node_order() in sched_update_numa() made only when a CPU
 # comes online: "skip the rebuild when a node goes offline"), builds the VM

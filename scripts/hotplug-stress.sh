@@ -3,7 +3,7 @@
 #
 # make hotplug-stress (and hotplug-stress-debug, hotplug-mutant): CPUs and
 # whole NUMA nodes going offline and online under load, with a sched_ext
-# scheduler attached, stealing on and every call shadowed (issue 60). One
+# scheduler attached, stealing on and every call shadowed. One
 # boot per topology of HOTPLUG_TOPOLOGIES, through scripts/vm-kunit.sh (no
 # KUnit suite; its kernel-log check at the end of the guest's script), each
 # running guest-tests/hotplug-stress-guest.sh for HOTPLUG_ROUNDS rounds;
@@ -33,7 +33,7 @@
 #   HOTPLUG_RESULTS      the results folder (default $CACHE/hotplug-results)
 #   HOTPLUG_DEBUG=1      a debug kernel (KCSAN, lockdep): VM_LOG_STRICT=1, more
 #                        memory and time; the report then fails a KCSAN report
-#                        only when it involves our code or the paths of issue 60
+#                        only when it involves our code or the hotplug paths
 #   HOTPLUG_JSON         the JSON file (default $RESULTS/hotplug.json; empty: none)
 #   HOTPLUG_WAKEUP_LATENCY  bench/wakeup-latency.c's binary
 #                        (default $UM_WORK_BIN/wakeup-latency)

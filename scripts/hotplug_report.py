@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The hotplug stress's report (scripts/hotplug-stress.sh, issue 60).
+"""The hotplug stress's report (scripts/hotplug-stress.sh).
 
 Usage: hotplug_report.py [--debug] [--json FILE] [--require-check NAME] TOPODIR...
 
@@ -24,7 +24,7 @@ RCU stall line in the console (vm-kunit.sh does not look for those).
 With --debug (a KCSAN and lockdep kernel, VM_LOG_STRICT=1): a boot that
 vm-kunit.sh failed for its kernel log only is judged here instead: each
 report in its filtered logs fails when it is not a KCSAN report, or when
-a KCSAN report has a frame of ours or of the paths issue 60 names
+a KCSAN report has a frame of ours or of the hotplug paths
 (OURS_RE); other KCSAN reports are listed as upstream's and do not fail.
 
 --json FILE writes the rows, the checks and the counts. Exit status 1 on
@@ -39,7 +39,7 @@ from pathlib import Path
 KV = re.compile(r'(\S+?)=("[^"]*"|\S*)')
 RCU_RE = re.compile(r'rcu: INFO: rcu_\w+ (self-)?detected stall|detected stalls on CPUs'
                     r'|rcu_\w+ kthread starved')
-# Frames of our code, and of the paths issue 60 names: the node order and
+# Frames of our code, and of the hotplug paths: the node order and
 # its rebuild, the steal series' overload masks and the LLC and NUMA
 # domains they are rebuilt with, sched_ext's idle masks and their reset
 # on hotplug, the idle pickers, the shadow check; Rust symbols of our crate.

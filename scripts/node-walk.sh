@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make node-walk: patch 0008's node order against the walks upstream
-# already maintains, inside a kernel, on the picks of a real BPF scheduler
-# (issue 59): the VM kernel ($KOUT, the shadow check on) booted at 2, 4 and
+# already maintains, inside a kernel, on the picks of a real BPF scheduler:
+# the VM kernel ($KOUT, the shadow check on) booted at 2, 4 and
 # 8 nodes under QEMU with -icount shift=0, where the guest's TSC advances
 # one tick per instruction, so that the get_cycles() deltas of
 # sched/rust/node_walk are instruction counts (TCG's times mean nothing);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""make node-walk's report (scripts/node-walk.sh, issue 59).
+"""make node-walk's report (scripts/node-walk.sh).
 
 Usage: node_walk_report.py [--json FILE] [--doc FILE] TOPODIR...
 
