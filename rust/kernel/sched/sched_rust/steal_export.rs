@@ -63,9 +63,9 @@ impl CpuSet for OpaqueBits {
 /// # Safety
 ///
 /// - `overload` points to a live `struct sparsemask` set up by
-///   `sparsemask_init()` (not NULL), with the ordering
-///   `sparsemask_export::borrow()` requires (a pointer
-///   published with RCU loaded with acquire ordering).
+///   `sparsemask_init()` (not NULL), with the ordering that
+///   `sparsemask_export::borrow()` requires (for a pointer published with
+///   RCU, loaded with acquire ordering).
 /// - `smt_siblings` is NULL or points to a bitmap of at least
 ///   `overload->nelems` bits (a `struct cpumask` when `nelems` is
 ///   `nr_cpu_ids`), live for the call.
