@@ -14,7 +14,9 @@
 //!   the kernel does, the topology ones for a minimal running system);
 //! - `sync::atomic`: the part of the kernel's LKMM atomics that the crate
 //!   uses (`Atomic<T>` loads, stores and the bitwise operations of patch
-//!   0011), each through its `rust/helpers` function, as in the kernel;
+//!   0011), each through the kernel's own `ops` module (patch 0029): inline
+//!   where it performs the operation inline, its `rust/helpers` function
+//!   otherwise, as in the kernel;
 //! - `prelude`: the `#[export]` attribute (the `macros` stand-in).
 //!
 //! It also holds the panic handler of the `no_std` build. Nothing in the
@@ -65,6 +67,13 @@ pub mod bindings {
     pub struct atomic64_t {
         pub counter: i64,
     }
+
+    /// The kernel's fixed-size integer types, as its bindings have them.
+    pub type s8 = i8;
+    /// As above.
+    pub type s16 = i16;
+    /// As above.
+    pub type s64 = i64;
 
     extern "C" {
         #[link_name = "rust_helper_atomic_read"]
@@ -132,15 +141,20 @@ pub mod bindings {
 }
 
 /// The part of `kernel::sync::atomic` that `sched_rust/sync.rs` uses,
-/// implemented as the kernel implements it: each operation calls its
-/// `rust/helpers` function (`rust_helpers.c`), which the distro variant
-/// calls out of line and distro-inline inlines, as
+/// implemented as the kernel implements it: each operation is the function
+/// of the kernel's `rust/kernel/sync/atomic/ops.rs` (patch 0029, taken from
+/// it, not copied): performed inline where that file says so for x86-64
+/// (the replica's `--cfg CONFIG_X86_64 --cfg CONFIG_SMP`), the
+/// `rust/helpers` function (`rust_helpers.c`) otherwise, which the distro
+/// variant calls out of line and distro-inline inlines, as
 /// `CONFIG_RUST_INLINE_HELPERS` does.
 pub mod sync {
     /// `Atomic<T>` for the types the helpers keep in one.
     pub mod atomic {
-        use crate::bindings;
         use core::cell::UnsafeCell;
+
+        // `mod ops;` at the kernel's ops.rs (the Makefile's atomic_ops_mod.rs).
+        include!(env!("SCHED_RUST_ATOMIC_OPS_MOD"));
 
         /// The relaxed ordering.
         #[derive(Clone, Copy)]
@@ -198,7 +212,7 @@ pub mod sync {
         }
 
         impl Atomic<usize> {
-            fn raw(&self) -> *mut bindings::atomic64_t {
+            fn raw(&self) -> *mut ops::atomic64_t {
                 self.0.get().cast()
             }
 
@@ -206,28 +220,28 @@ pub mod sync {
             #[inline(always)]
             pub fn load(&self, _: Relaxed) -> usize {
                 // SAFETY: a valid, aligned 64-bit word (`&self`).
-                unsafe { bindings::atomic64_read(self.raw()) as usize }
+                unsafe { ops::atomic64_read(self.raw()) as usize }
             }
 
             /// `atomic64_set()`: `WRITE_ONCE()`.
             #[inline(always)]
             pub fn store(&self, v: usize, _: Relaxed) {
                 // SAFETY: as in `load()`.
-                unsafe { bindings::atomic64_set(self.raw(), v as i64) }
+                unsafe { ops::atomic64_set(self.raw(), v as i64) }
             }
 
             /// `atomic64_or()`.
             #[inline(always)]
             pub fn or(&self, v: usize, _: Relaxed) {
                 // SAFETY: as in `load()`.
-                unsafe { bindings::atomic64_or(v as i64, self.raw()) }
+                unsafe { ops::atomic64_or(v as i64, self.raw()) }
             }
 
             /// `atomic64_andnot()`.
             #[inline(always)]
             pub fn andnot(&self, v: usize, _: Relaxed) {
                 // SAFETY: as in `load()`.
-                unsafe { bindings::atomic64_andnot(v as i64, self.raw()) }
+                unsafe { ops::atomic64_andnot(v as i64, self.raw()) }
             }
 
             /// `atomic64_fetch_andnot()`, fully ordered with `Full`.
@@ -236,9 +250,9 @@ pub mod sync {
                 // SAFETY: as in `load()`.
                 unsafe {
                     if O::FULL {
-                        bindings::atomic64_fetch_andnot(v as i64, self.raw()) as usize
+                        ops::atomic64_fetch_andnot(v as i64, self.raw()) as usize
                     } else {
-                        bindings::atomic64_fetch_andnot_relaxed(v as i64, self.raw()) as usize
+                        ops::atomic64_fetch_andnot_relaxed(v as i64, self.raw()) as usize
                     }
                 }
             }
@@ -249,14 +263,14 @@ pub mod sync {
             #[inline(always)]
             pub fn load(&self, _: Relaxed) -> u32 {
                 // SAFETY: a valid, aligned 32-bit word (`&self`).
-                unsafe { bindings::atomic_read(self.0.get().cast()) as u32 }
+                unsafe { ops::atomic_read(self.0.get().cast()) as u32 }
             }
 
             /// `atomic_set()`: `WRITE_ONCE()`.
             #[inline(always)]
             pub fn store(&self, v: u32, _: Relaxed) {
                 // SAFETY: as in `load()`.
-                unsafe { bindings::atomic_set(self.0.get().cast(), v as i32) }
+                unsafe { ops::atomic_set(self.0.get().cast(), v as i32) }
             }
         }
 
@@ -265,7 +279,7 @@ pub mod sync {
             #[inline(always)]
             pub fn load(&self, _: Relaxed) -> i32 {
                 // SAFETY: a valid, aligned 32-bit word (`&self`).
-                unsafe { bindings::atomic_read(self.0.get().cast()) }
+                unsafe { ops::atomic_read(self.0.get().cast()) }
             }
         }
 
@@ -290,9 +304,9 @@ pub mod sync {
                 // SAFETY: a valid, aligned pointer (`&self`).
                 let v = unsafe {
                     if O::ACQUIRE {
-                        bindings::atomic_ptr_read_acquire(p)
+                        ops::atomic_ptr_read_acquire(p)
                     } else {
-                        bindings::atomic_ptr_read(p)
+                        ops::atomic_ptr_read(p)
                     }
                 };
                 v.cast_mut().cast()
@@ -304,7 +318,7 @@ pub mod sync {
             #[inline(always)]
             pub fn load(&self, _: Relaxed) -> *const T {
                 // SAFETY: a valid, aligned pointer (`&self`).
-                unsafe { bindings::atomic_ptr_read(self.0.get().cast()).cast() }
+                unsafe { ops::atomic_ptr_read(self.0.get().cast()).cast() }
             }
         }
     }
@@ -473,6 +487,10 @@ pub mod cpumask {
         types::Opaque,
     };
 
+    // `mod ops;` at the kernel's rust/kernel/cpumask/ops.rs (patch 0030; the
+    // Makefile's cpumask_ops_mod.rs).
+    include!(env!("SCHED_RUST_CPUMASK_OPS_MOD"));
+
     /// A `struct cpumask`.
     #[repr(transparent)]
     pub struct Cpumask(Opaque<bindings::cpumask>);
@@ -500,7 +518,7 @@ pub mod cpumask {
         #[inline]
         pub fn test(&self, cpu: CpuId) -> bool {
             // SAFETY: a valid cpumask.
-            unsafe { bindings::cpumask_test_cpu(i32::from(cpu), self.as_raw()) }
+            unsafe { ops::cpumask_test_cpu(i32::from(cpu), self.as_raw()) }
         }
 
         /// `cpumask_first()`.
@@ -537,7 +555,7 @@ pub mod cpumask {
         #[inline]
         pub fn intersects(&self, other: &Cpumask) -> bool {
             // SAFETY: valid cpumasks.
-            unsafe { bindings::cpumask_intersects(self.as_raw(), other.as_raw()) }
+            unsafe { ops::cpumask_intersects(self.as_raw(), other.as_raw()) }
         }
 
         /// `cpumask_any_and_distribute()`.
@@ -576,14 +594,14 @@ pub mod cpumask {
         #[inline]
         pub fn test_and_clear(&self, cpu: CpuId) -> bool {
             // SAFETY: a valid, writable cpumask.
-            unsafe { bindings::cpumask_test_and_clear_cpu(i32::from(cpu), self.as_raw()) }
+            unsafe { ops::cpumask_test_and_clear_cpu(i32::from(cpu), self.as_raw()) }
         }
 
         /// `cpumask_clear_cpu()`.
         #[inline]
         pub fn clear(&self, cpu: CpuId) {
             // SAFETY: a valid, writable cpumask.
-            unsafe { bindings::cpumask_clear_cpu(i32::from(cpu), self.as_raw()) };
+            unsafe { ops::cpumask_clear_cpu(i32::from(cpu), self.as_raw()) };
         }
     }
 
