@@ -253,7 +253,7 @@ def row_label(r):
 
 # The configurations of the distro summary: the userspace replica's variants.
 DISTRO_COLUMNS = [("nolto", "plain (real calls)"), ("distro", "distro"),
-                  ("distro-inline", "distro + inline")]
+                  ("gcc-distro", "distro, C by GCC"), ("distro-inline", "distro + inline")]
 
 # Why an operation stays above 1.00 in distro + inline, read in the object
 # code of the distro-inline variant (objdump -d of bench/userspace's binary;
@@ -275,10 +275,13 @@ def distro_summary(user):
             by.setdefault((r["helper"], r["op"], r["topology"]), {})[r["variant"]] = r
     if not any("distro-inline" in v for v in by.values()):
         return []
-    out = ["### Distro-like configuration: plain, distro, distro + inline", "",
+    out = ["### Distro-like configuration: plain, distro, distro with GCC, distro + inline",
+           "",
            "The userspace replica's `nolto` (real calls, no mitigations), `distro` (the "
            "code generation flags of `configs/distro.config`: return thunks, retpolines, "
-           "kCFI, IBT landing pads, call padding) and `distro-inline` (the same with "
+           "kCFI, IBT landing pads, call padding), `gcc-distro` (the C side built by GCC "
+           "with the flags of the GCC-built kernel's fair.c, as a distribution builds its "
+           "kernel: no kCFI on either side, no inline helpers) and `distro-inline` (`distro` with "
            "`CONFIG_SCHED_RUST_INLINE`'s link of the Rust bitcode into the C unit and "
            "`CONFIG_RUST_INLINE_HELPERS`). Ir: callgrind instructions per operation, "
            "C / Rust, in distro + inline. Why: for a distro + inline ratio above 1.00, what "
@@ -331,7 +334,7 @@ def floor_section(user):
     # Only where the Rust exports stay calls: with cross-language inlining
     # (thinlto*, *-inline) they are not calls, and the floor is no floor.
     variants = [v for v in dict.fromkeys(r["variant"] for r in user)
-                if v in ("nolto", "kcfi", "distro")
+                if v in ("nolto", "kcfi", "distro", "gcc-distro")
                 and any((v, f) in by for f in FLOOR_OF.values())]
     if not variants:
         return []

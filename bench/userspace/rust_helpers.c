@@ -17,7 +17,12 @@
  * has not; without it LLVM refuses ("nullptr definitions incompatible").
  * The definitions stay external, for the variants that call them.
  */
+#ifdef __clang__
 #define __rust_helper __attribute__((__always_inline__))
+#else
+/* GCC (the gcc-distro variant): a GCC-built kernel has no inline helpers. */
+#define __rust_helper
+#endif
 
 typedef struct { int counter; } atomic_t;
 typedef struct { long long counter; } atomic64_t;

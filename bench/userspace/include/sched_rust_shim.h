@@ -90,8 +90,10 @@ struct callback_head {
 	({ type __val; __builtin_sub_overflow(a, b, &__val); __val; })
 
 #define pr_err(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
-#define WARN_ON_ONCE(cond)	({ bool __c = !!(cond); \
-				   if (__c) fprintf(stderr, "WARN_ON_ONCE: %s\n", #cond); __c; })
+#define WARN_ON_ONCE(cond)	({ bool __c = !!(cond);				\
+				   if (__c)						\
+					fprintf(stderr, "WARN_ON_ONCE: %s\n", #cond);	\
+				   __c; })
 
 /* kmalloc_node(): cache-line aligned like the kernel's kmalloc of these sizes. */
 #define GFP_KERNEL		0U
