@@ -16,6 +16,8 @@ use super::sync::{
 };
 use kernel::{
     bindings,
+    cpu::CpuId,
+    cpumask::Cpumask,
     ffi::{
         c_int,
         c_ulong,
@@ -25,18 +27,35 @@ use kernel::{
     types::Opaque,
 };
 
-/// An SMT sibling mask, as the walk gets it from C: words opaque to Rust,
-/// which the topology code rewrites with plain stores under CPU hotplug.
-/// The walk searches them with lib/find_bit.c, as the C walk does.
-impl CpuSet for OpaqueBits {
+/// The destination's SMT siblings, as the walk gets them from C: words
+/// opaque to Rust, which the topology code rewrites under CPU hotplug.
+/// The walk searches them with lib/find_bit.c, as the C walk does, and
+/// tests a candidate with the kernel's `cpumask_test_cpu()` where they are
+/// `cpu_smt_mask()`, a `struct cpumask` (`kernel::cpumask::Cpumask::test()`:
+/// the `bt` C's `test_bit()` is, inline, where the kernel performs it so),
+/// and with a search otherwise (a described LLC of the KUnit suites).
+///
+/// # Invariants
+///
+/// `mask`, when there is one, is `bits` as a `struct cpumask` of
+/// `nr_cpu_ids` bits.
+struct Siblings<'a> {
+    bits: &'a OpaqueBits,
+    mask: Option<&'a Cpumask>,
+}
+
+impl CpuSet for Siblings<'_> {
     #[inline]
     fn find_next(&self, nbits: u32, from: u32) -> Option<u32> {
-        find_next_bit(self, nbits, from)
+        find_next_bit(self.bits, nbits, from)
     }
 
     #[inline]
     fn test(&self, cpu: u32) -> bool {
-        test_bit(self, cpu)
+        match self.mask {
+            Some(mask) => CpuId::from_u32(cpu).is_some_and(|cpu| mask.test(cpu)),
+            None => test_bit(self.bits, cpu),
+        }
     }
 }
 
@@ -92,10 +111,17 @@ pub unsafe extern "C" fn sched_rust_steal_search(
         // SAFETY: the caller provides an array of `unsigned long` of
         // `nelems` bits, that is `words` words, live for the call. They are
         // `Opaque`: Rust forms no access to them, and the walk passes them
-        // only to `_find_next_bit()` (`CpuSet for OpaqueBits`).
-        let siblings: &OpaqueBits =
+        // only to C's operations (`CpuSet for Siblings`).
+        let bits: &OpaqueBits =
             unsafe { core::slice::from_raw_parts(smt_siblings.cast::<Opaque<c_ulong>>(), words) };
-        siblings
+        // INVARIANT: with `nelems == nr_cpu_ids` the bitmap is a `struct
+        // cpumask` (the caller's contract).
+        let mask = (overload.nelems() == kernel::cpu::nr_cpu_ids()).then(|| {
+            // SAFETY: a `struct cpumask` of `nr_cpu_ids` bits, live for the
+            // call; `Cpumask` reads it only with C's cpumask operations.
+            unsafe { Cpumask::from_raw(smt_siblings.cast::<bindings::cpumask>()) }
+        });
+        Siblings { bits, mask }
     });
     // fair.c's own `steal_from()` is called directly, any other through
     // the pointer, as `INDIRECT_CALL_1()` does: with retpolines and kCFI,
@@ -106,7 +132,7 @@ pub unsafe extern "C" fn sched_rust_steal_search(
         steal_from,
         bindings::sched_steal_from as unsafe extern "C" fn(_, _) -> _,
     );
-    let found = steal_search(&overload, siblings, dst, |cpu| {
+    let found = steal_search(&overload, siblings.as_ref(), dst, |cpu| {
         // `cpu < nelems <= i16::MAX`: it always fits a `c_int`.
         let Ok(cpu) = c_int::try_from(cpu) else {
             return Attempt::Refused;
