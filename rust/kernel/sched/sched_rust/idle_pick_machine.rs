@@ -28,10 +28,32 @@ use kernel::types::Opaque;
 /// the machine's width (`nbits`) instead of `nr_cpu_ids`.
 type MachineBits = OpaqueBits;
 
+/// `bits` as a cpumask, for a `cpu` the kernel's cpumask operations can
+/// address: below `nr_cpu_ids`, in a bitmap of at least `nr_cpu_ids` bits,
+/// which is all a `struct cpumask` holds. Those operations then test, clear
+/// and claim the CPU as on the running system's masks (inline where the
+/// kernel performs them inline); beyond them, the bitops are called.
+#[inline]
+fn cpumask_of(bits: &MachineBits, cpu: u32) -> Option<(&AtomicCpumask, CpuId)> {
+    let cpu = CpuId::from_u32(cpu)?;
+    if bits_in(bits) < kernel::cpu::nr_cpu_ids() {
+        return None;
+    }
+    // SAFETY: at least `nr_cpu_ids` bits, live as long as `bits`, whose
+    // every writer is an atomic bitop (or the set-up before the machine is
+    // shared): `IdleMask for MachineBits` below, and the C machine's
+    // operations on the same words.
+    let mask = unsafe { AtomicCpumask::from_raw(bits_ptr(bits).cast()) };
+    Some((mask, cpu))
+}
+
 impl CpuMask for MachineBits {
     #[inline]
     fn test_cpu(&self, cpu: u32) -> bool {
-        test_bit(self, cpu)
+        match cpumask_of(self, cpu) {
+            Some((mask, cpu)) => mask.test(cpu),
+            None => test_bit(self, cpu),
+        }
     }
 
     #[inline]
@@ -79,6 +101,10 @@ impl IdleMask for MachineBits {
         if cpu >= bits_in(self) {
             return;
         }
+        if let Some((mask, cpu)) = cpumask_of(self, cpu) {
+            mask.clear(cpu);
+            return;
+        }
         // SAFETY: bit `cpu` is within `self`'s words; `clear_bit()`
         // updates its word atomically.
         unsafe { bindings::clear_bit(cpu as usize, bits_ptr(self)) };
@@ -91,6 +117,9 @@ impl IdleMask for MachineBits {
         };
         if cpu >= bits_in(self) {
             return false;
+        }
+        if let Some((mask, cpu)) = cpumask_of(self, cpu) {
+            return mask.test_and_clear(cpu);
         }
         // SAFETY: bit `cpu` is within `self`'s words;
         // `cpumask_test_and_clear_cpu()` is `test_and_clear_bit()` of it
