@@ -255,16 +255,78 @@ def row_label(r):
 DISTRO_COLUMNS = [("nolto", "plain (real calls)"), ("distro", "distro"),
                   ("gcc-distro", "distro, C by GCC"), ("distro-inline", "distro + inline")]
 
-# Why an operation stays above 1.00 in distro + inline, read in the object
-# code of the distro-inline variant (objdump -d of bench/userspace's binary;
-# docs/benchmarks.md, "Distro-like configuration").
-WHY_NOT = {
-    "set+clear": "per call one more shift, compare and branch than C (the Ir column): "
-                 "after `elem < nelems` the safe core checks the chunk index against the "
-                 "chunks' length, which LLVM cannot prove from the first test (that a shift "
-                 "keeps the order), and the core forbids `unsafe`, so no hint can say so; the "
-                 "two locked `bts`/`btr` dominate the time",
+# Why a row is where it is, read in the object code of the replica's
+# binaries (objdump -d of bench/userspace's variants) and of the kernel's
+# (docs/crossings.md): "call" for a median above 1.00 in a variant where
+# C calls Rust (distro, gcc-distro), "inline" for one above 1.00 in
+# distro + inline, "far" for one below FAR_BELOW there (is the C side what
+# the kernel compiles? these say).
+WHY = {
+    ("set+clear", "call"):
+        "set and clear are each a call from C into Rust (with a return thunk), around the "
+        "one locked instruction C inlines; the per-call floor below separates the call from "
+        "the operation",
+    ("set+clear", "inline"):
+        "per call one more shift, compare and branch than C (the Ir column): after "
+        "`elem < nelems` the safe core checks the chunk index against the chunks' length, "
+        "which LLVM cannot prove from the first test, and the core forbids `unsafe`; the "
+        "two locked `bts`/`btr` dominate the time",
+    ("test", "call"):
+        "a call from C into Rust around one load and bit test; see the per-call floor below",
+    ("test", "far"):
+        "C's `test_bit()` with a variable bit number is x86's `bt` with a memory operand "
+        "(`variable_test_bit()`), a microcoded instruction, and C reloads the mask's header "
+        "after each (the asm's memory clobber); Rust's relaxed load is a `mov` and its test "
+        "a `bt` between registers, hoisted and unrolled (`c_smask_test`, `rust_smask_test`)",
+    ("walk", "call"):
+        "a call from C into Rust per step: the benchmark walks through "
+        "`sched_rust_sparsemask_next()`, an export that only the KUnit suites call, since the "
+        "kernel walks the overload mask inside the Rust steal search (docs/crossings.md: no "
+        "call per step). clang does not inline C's `sparsemask_next()` into the loop either (a "
+        "call per step on both sides: `c_smask_walk` in distro); GCC does, so in gcc-distro "
+        "only Rust pays a call per step",
+    ("walk", "far"):
+        "clang does not inline C's `sparsemask_next()` into the walk's loop (a call and a "
+        "return thunk per step, `c_smask_walk`), while the Rust function, linked into the C "
+        "unit, is inlined; GCC inlines C's (the gcc-distro C time)",
+    ("steal walk", "call"):
+        "one call from C into Rust per search and, per candidate, Rust's call of "
+        "`sched_steal_from()`, fair.c's exported entry, which jumps to `steal_from()`, where "
+        "C's walk calls `steal_from()` directly (`c_steal_walk`, `sched_rust_steal_search`): a "
+        "jump more per candidate; the candidates' search is the same `_find_next_bit()` calls",
+    ("idle pick hit", "call"):
+        "one call from C into Rust per pick, and the export's entry (its pointers, node and "
+        "masks checked, where C's machine trusts them); the claim, the clears and the "
+        "topology reads are the kernel's cpumask operations, inline as C's "
+        "(`rust/kernel/cpumask/ops.rs`, `rust/kernel/cpu/ops.rs`)",
+    ("idle pick miss", "call"):
+        "as for the hit: a call into Rust per pick and the export's entry",
+    ("idle pick hit", "inline"):
+        "the export's entry checks and the bounds of each rotation's two searches, which C's "
+        "machine does not make; within the interval on most topologies",
+    ("idle pick miss", "inline"):
+        "as for the hit: the export's entry checks",
+    ("idle pick hit, C upstream walk", "far"):
+        "against Linux 7.3's walk across nodes, which seeks the nearest unvisited node anew at "
+        "each step (quadratic in the nodes, 32 on this topology), Rust walks the node order "
+        "that patch 0008 caches; the rows against idle.c with 0008 compare the same algorithm",
+    ("idle pick miss, C upstream walk", "far"):
+        "as for the hit: Linux 7.3's quadratic walk across 32 nodes against the cached order",
+    ("asym fits cpu", "call"):
+        "a call from C into Rust around a few compares that C inlines; see the per-call floor "
+        "below",
+    ("asym scan first", "call"):
+        "the scan stops at the first CPU: a call from C into Rust and a call back into C for "
+        "that CPU's view (`asym_idle_cpu_view()`, as for every CPU the scan reaches: the run "
+        "queues stay in C), where C reads the run queue inline",
+    ("asym scan first", "far"):
+        "C's `for_each_cpu_wrap()` calls `_find_next_bit()` out of line for each CPU "
+        "(NR_CPUS is above BITS_PER_LONG), where Rust's wrap-around walk takes a word at a "
+        "time (`WrapWalk` in asym_fit.rs: a `tzcnt` per CPU)",
+    ("asym scan full", "far"):
+        "as for the first-fit scan: C calls `_find_next_bit()` per CPU, Rust walks words",
 }
+FAR_BELOW = 0.50
 
 
 def distro_summary(user):
@@ -284,8 +346,8 @@ def distro_summary(user):
            "kernel: no kCFI on either side, no inline helpers) and `distro-inline` (`distro` with "
            "`CONFIG_SCHED_RUST_INLINE`'s link of the Rust bitcode into the C unit and "
            "`CONFIG_RUST_INLINE_HELPERS`). Ir: callgrind instructions per operation, "
-           "C / Rust, in distro + inline. Why: for a distro + inline ratio above 1.00, what "
-           "the object code shows.", "",
+           "C / Rust, in distro + inline. Why: for a ratio above 1.00, and for one far below "
+           "it in distro + inline, what the object code shows.", "",
            "| Operation | Topology | " + " | ".join(h for _, h in DISTRO_COLUMNS)
            + " | Ir/op C / Rust | Why |",
            "|---|---|" + "---|" * len(DISTRO_COLUMNS) + "---|---|"]
@@ -298,21 +360,35 @@ def distro_summary(user):
         for variant, _ in DISTRO_COLUMNS:
             r = v.get(variant)
             cells.append(fmt_ratio(r) if r else "-")
+        kinds = []
+        if any(v.get(c) and v[c]["ratio"] > 1.0 for c in ("distro", "gcc-distro")):
+            kinds.append("call")
         r = v.get("distro-inline")
-        why = ""
         if r and r["ratio"] > 1.0:
             over += 1
             held += r["ci_lo"] <= 1.0
-            if op not in notes:
-                notes.append(op)
-            why = f"({notes.index(op) + 1})" + (", interval holds 1" if r["ci_lo"] <= 1.0
-                                                else "")
+            kinds.append("inline")
+        elif r and r["ratio"] < FAR_BELOW:
+            kinds.append("far")
+        why = []
+        for kind in kinds:
+            # "idle pick hit, C upstream walk": the pick's own reason.
+            key = (op, kind) if (op, kind) in WHY else (op.split(",")[0], kind)
+            if key not in notes:
+                notes.append(key)
+            why.append(f"({notes.index(key) + 1})")
+        if r and r["ratio"] > 1.0 and r["ci_lo"] <= 1.0:
+            why.append("inline: interval holds 1")
         out.append(f"| {op} | {topo} | " + " | ".join(cells)
-                   + f" | {fmt_ir(r) if r else '-'} | {why} |")
+                   + f" | {fmt_ir(r) if r else '-'} | {' '.join(why)} |")
     out += ["", f"{over} of {len(by)} rows have a median above 1.00 in distro + inline, "
             f"{over - held} of them with the whole interval above.", ""]
-    for i, op in enumerate(notes):
-        out.append(f"{i + 1}. {op}: {WHY_NOT.get(op, 'not explained yet')}.")
+    kind_name = {"call": "above 1.00 where C calls Rust",
+                 "inline": "above 1.00 in distro + inline",
+                 "far": f"below {FAR_BELOW:.2f} in distro + inline"}
+    for i, (op, kind) in enumerate(notes):
+        out.append(f"{i + 1}. {op}, {kind_name[kind]}: "
+                   f"{WHY.get((op, kind), 'not explained yet')}.")
     if notes:
         out.append("")
     return out

@@ -206,13 +206,24 @@ static __noinline unsigned long rust_smask_walk(struct bench *b)
 /* ---- steal walk: every candidate refuses, from every CPU ---- */
 
 /*
- * Every candidate refuses. Under fair.c's name: the Rust search calls it
- * directly, as it calls fair.c's in the kernel.
+ * Every candidate refuses. fair.c's steal_from() locks the candidate's run
+ * queue and looks for a task: the kernel's C walk (try_steal(), inlined
+ * into pick_task_fair()) calls it out of line at each candidate, and so
+ * does the Rust walk, through sched_steal_from(), a jump to it. The same
+ * here: a call per candidate from either walk, to a function that only
+ * refuses, so that what is measured is the walk and its calls, not a
+ * callback that only this benchmark could inline.
  */
+static __noinline int steal_from(unsigned long *sum, int src_cpu)
+{
+	*sum += src_cpu;
+	return STEAL_REFUSED;
+}
+
+/* Under fair.c's name: the Rust search calls it, as in the kernel. */
 int sched_steal_from(void *arg, int src_cpu)
 {
-	*(unsigned long *)arg += src_cpu;
-	return STEAL_REFUSED;
+	return steal_from(arg, src_cpu);
 }
 
 static __noinline unsigned long c_steal_walk(struct bench *b)
