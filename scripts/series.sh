@@ -296,6 +296,10 @@ $(diff <(echo "$listed") <(echo "$named") || true)"
 	# Every figure of a cover letter or commit message is in a results file.
 	"$top/scripts/series_figures.py" check "$out"/*/*.patch ||
 		die "a posted message quotes a figure that docs/results.md and docs/bench-results.md do not hold (above): take it from them with @FIG:name@ (patches/figures) or, for a number that is no measurement, justify it in patches/figures-allowed"
+	# So is every figure of the Kconfig help and of the benchmarks guide,
+	# which quote the same tables.
+	"$top/scripts/series_figures.py" check "$top/Kconfig" "$top/docs/benchmarks.md" ||
+		die "the Kconfig help or docs/benchmarks.md quotes a figure that no results file holds (above)"
 	log "not posted (make apply only): ${local_patches[*]}"
 }
 
